@@ -1,0 +1,65 @@
+# Trussium Operator — developer entry points. See README.md.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+CLUSTER_DIR := $(CURDIR)/.cluster
+export KUBECONFIG ?= $(CLUSTER_DIR)/admin.kubeconfig
+OPERATOR_ARGS ?=
+
+.PHONY: help
+help: ## Show the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+.PHONY: build
+build: ## Build the operator and the plugin
+	cargo build --workspace --bins
+
+.PHONY: generate
+generate: ## Regenerate crds/ and completions/ from the code
+	UPDATE_GENERATED=1 cargo test -p trussium-api --test crd
+	UPDATE_GENERATED=1 cargo test -p kubectl-trussium --test completions
+
+.PHONY: crds
+crds: generate ## Alias of generate
+
+.PHONY: lint
+lint: ## cargo fmt --check and clippy -D warnings
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+
+.PHONY: control-plane
+control-plane: ## Build (or reuse) the cached control-plane binaries
+	tests/cluster/build.sh
+
+.PHONY: cluster-up
+cluster-up: ## Start the local control plane (idempotent)
+	tests/cluster/up.sh
+
+.PHONY: cluster-down
+cluster-down: ## Stop the local control plane and remove .cluster/
+	tests/cluster/down.sh
+
+.PHONY: install
+install: ## Apply crds/ and the deploy/ RBAC; write .cluster/operator.kubeconfig
+	scripts/install.sh
+
+.PHONY: run
+run: ## Run the operator in the foreground as its ServiceAccount (OPERATOR_ARGS=...)
+	cargo build -p trussium-operator
+	KUBECONFIG=$(CLUSTER_DIR)/operator.kubeconfig target/debug/trussium-operator $(OPERATOR_ARGS)
+
+.PHONY: demo
+demo: ## Local cluster + operator + sample runtime, then `kubectl trussium status`
+	scripts/demo.sh
+
+.PHONY: test
+test: ## The whole test suite: unit tests and cluster tests on a fresh local cluster
+	tests/run.sh
+
+.PHONY: bench
+bench: ## Benchmark kubectl trussium status against kubectl get (prints figures)
+	scripts/bench.sh
+
+.PHONY: krew
+krew: ## Build the release archive and fill in the krew manifest's sha256
+	scripts/krew-package.sh

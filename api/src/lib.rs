@@ -1,0 +1,11 @@
+//! The `TrussiumRuntime` v1alpha1 API (group `runtime.trussium.io`), shared by
+//! the operator and the `kubectl trussium` plugin.
+
+pub mod crd;
+pub mod image;
+pub mod labels;
+pub mod runtime;
+pub mod status;
+
+pub use runtime::*;
+pub use status::{TrussiumRuntimeStatus, condition_type, reason};

@@ -1,0 +1,99 @@
+//! The `TrussiumRuntime` status: what the operator observed and reports.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::KubeSchema;
+use serde::{Deserialize, Serialize};
+
+/// Observed state of a TrussiumRuntime, projected from its managed Deployment.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct TrussiumRuntimeStatus {
+    /// The most recent metadata.generation the operator processed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// Replicas the operator converges to: spec.replicas, or the HPA's choice
+    /// while autoscaling is enabled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub desired_replicas: Option<i32>,
+    /// Ready runtime replicas reported by the managed Deployment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready_replicas: Option<i32>,
+    /// Available runtime replicas reported by the managed Deployment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub available_replicas: Option<i32>,
+    /// Fully rendered image requested by the current spec.image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub desired_image: Option<String>,
+    /// Image currently configured on the managed Deployment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_image: Option<String>,
+    /// Image whose Deployment rollout most recently completed successfully.
+    /// Unchanged while an upgrade progresses and after it fails.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_successful_image: Option<String>,
+    /// In-cluster HTTP endpoint of the runtime Service.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// Standard Kubernetes conditions: ConfigurationValid, Progressing,
+    /// Available, Ready, Degraded and Upgrading.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
+    pub conditions: Vec<Condition>,
+}
+
+impl TrussiumRuntimeStatus {
+    /// The condition of the given type, if reported.
+    pub fn condition(&self, type_: &str) -> Option<&Condition> {
+        self.conditions.iter().find(|c| c.type_ == type_)
+    }
+}
+
+/// Condition types, in the order they are reported.
+pub mod condition_type {
+    pub const CONFIGURATION_VALID: &str = "ConfigurationValid";
+    pub const PROGRESSING: &str = "Progressing";
+    pub const AVAILABLE: &str = "Available";
+    pub const READY: &str = "Ready";
+    pub const DEGRADED: &str = "Degraded";
+    pub const UPGRADING: &str = "Upgrading";
+
+    pub const ALL: [&str; 6] = [
+        CONFIGURATION_VALID,
+        PROGRESSING,
+        AVAILABLE,
+        READY,
+        DEGRADED,
+        UPGRADING,
+    ];
+}
+
+/// Stable condition reasons of the v1alpha1 contract.
+pub mod reason {
+    // ConfigurationValid
+    pub const REFERENCES_RESOLVED: &str = "ReferencesResolved";
+    pub const SECRET_NOT_FOUND: &str = "SecretNotFound";
+    pub const REFERENCE_CHECK_FAILED: &str = "ReferenceCheckFailed";
+    // Progressing
+    pub const DEPLOYMENT_PROGRESSING: &str = "DeploymentProgressing";
+    pub const DEPLOYMENT_GENERATION_PENDING: &str = "DeploymentGenerationPending";
+    pub const RECONCILIATION_COMPLETE: &str = "ReconciliationComplete";
+    pub const CONFIGURATION_INVALID: &str = "ConfigurationInvalid";
+    pub const DEPLOYMENT_FAILED: &str = "DeploymentFailed";
+    pub const SCALED_TO_ZERO: &str = "ScaledToZero";
+    pub const RECONCILIATION_FAILED: &str = "ReconciliationFailed";
+    // Available
+    pub const RUNTIME_AVAILABLE: &str = "RuntimeAvailable";
+    pub const RUNTIME_UNAVAILABLE: &str = "RuntimeUnavailable";
+    // Ready
+    pub const RUNTIME_READY: &str = "RuntimeReady";
+    pub const RUNTIME_NOT_READY: &str = "RuntimeNotReady";
+    // Degraded
+    pub const PROGRESS_DEADLINE_EXCEEDED: &str = "ProgressDeadlineExceeded";
+    pub const REPLICA_FAILURE: &str = "ReplicaFailure";
+    pub const AS_EXPECTED: &str = "AsExpected";
+    // Upgrading
+    pub const NO_UPGRADE: &str = "NoUpgrade";
+    pub const UPGRADE_IN_PROGRESS: &str = "UpgradeInProgress";
+    pub const UPGRADE_COMPLETE: &str = "UpgradeComplete";
+    pub const UPGRADE_FAILED: &str = "UpgradeFailed";
+}
