@@ -1,2 +1,13 @@
 //! The Trussium operator: turns each TrussiumRuntime into its owned objects and
 //! reports honest status.
+//!
+//! Functional core, thin shell: [`resources`] builds every owned object,
+//! [`status`] projects the status and [`events`] diffs two statuses into Events,
+//! all as pure functions; [`controller`] only fetches, applies, writes status
+//! and publishes.
+
+pub mod config;
+pub mod events;
+pub mod references;
+pub mod resources;
+pub mod status;

@@ -1,0 +1,1 @@
+//! Pure diff of two statuses into the Events that describe the transition.

@@ -1,0 +1,1 @@
+//! Pure builders of every object a TrussiumRuntime owns.

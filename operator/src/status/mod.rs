@@ -1,0 +1,1 @@
+//! Pure projection of a runtime's status.
