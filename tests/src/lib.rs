@@ -1,1 +1,31 @@
-//! Support shared by the cluster tests.
+//! Support shared by the cluster tests: the local cluster (`make cluster-up`),
+//! a namespace per test, clients acting as ServiceAccounts, the audit log, and
+//! polling.
+//!
+//! Cluster tests are marked `#[ignore = "needs the local cluster (make test)"]`
+//! and start with [`require_cluster`].
+
+mod audit;
+mod cluster;
+mod error;
+mod namespace;
+mod token;
+mod wait;
+
+pub use audit::{
+    AUDIT_LOG_ENV, Audit, AuditEvent, AuditMark, AuditObjectRef, AuditResponseStatus, AuditUser,
+    WRITE_VERBS,
+};
+pub use cluster::{
+    KUBECONFIG_ENV, UNDER_MAKE_TEST_ENV, admin_client, admin_config, admin_kubeconfig,
+    admin_kubeconfig_path, cluster_dir, repo_root, require_cluster,
+};
+pub use error::Error;
+pub use namespace::{TEST_NAMESPACE_LABEL, TestNamespace};
+pub use token::{
+    client_as_service_account, kubeconfig_for_service_account, service_account_username,
+};
+pub use wait::{POLL_INTERVAL, wait_for};
+
+/// The image whose pods KWOK never makes ready (for failed-rollout tests).
+pub const NEVER_READY_IMAGE: &str = "registry.invalid/trussium:never-ready";

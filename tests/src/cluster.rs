@@ -1,0 +1,113 @@
+//! Where the local cluster lives and how to reach it as the admin.
+
+use std::net::{TcpStream, ToSocketAddrs};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+
+use crate::Error;
+
+/// Set by `make test`: cluster tests must fail, never skip, when the cluster is unreachable.
+pub const UNDER_MAKE_TEST_ENV: &str = "TRUSSIUM_CLUSTER";
+/// Overrides the admin kubeconfig path (default `.cluster/admin.kubeconfig`).
+pub const KUBECONFIG_ENV: &str = "TRUSSIUM_KUBECONFIG";
+
+/// The checkout's top directory (the workspace root).
+pub fn repo_root() -> PathBuf {
+    // This crate lives in `<root>/tests`.
+    let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or(manifest_dir)
+}
+
+/// `.cluster/`: kubeconfigs, PKI, logs and the audit log of the local cluster.
+pub fn cluster_dir() -> PathBuf {
+    repo_root().join(".cluster")
+}
+
+/// The admin kubeconfig written by `make cluster-up`.
+pub fn admin_kubeconfig_path() -> PathBuf {
+    match std::env::var_os(KUBECONFIG_ENV) {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => cluster_dir().join("admin.kubeconfig"),
+    }
+}
+
+/// The parsed admin kubeconfig.
+pub fn admin_kubeconfig() -> Result<Kubeconfig, Error> {
+    let path = admin_kubeconfig_path();
+    if !path.exists() {
+        return Err(Error::NoCluster {
+            path,
+            reason: "file not found".into(),
+        });
+    }
+    Kubeconfig::read_from(&path).map_err(|e| Error::NoCluster {
+        path,
+        reason: e.to_string(),
+    })
+}
+
+/// Client configuration for the admin (group `system:masters`).
+pub async fn admin_config() -> Result<Config, Error> {
+    let kubeconfig = admin_kubeconfig()?;
+    Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .map_err(|e| Error::NoCluster {
+            path: admin_kubeconfig_path(),
+            reason: e.to_string(),
+        })
+}
+
+/// A client acting as the cluster admin.
+pub async fn admin_client() -> Result<Client, Error> {
+    Ok(Client::try_from(admin_config().await?)?)
+}
+
+/// Fails the calling test loudly when the local cluster cannot be reached.
+///
+/// Cluster tests are `#[ignore]`d, so they only run when asked for (`make test`
+/// or `--include-ignored`); then an unreachable cluster is a failure, never a
+/// silent pass. Under `make test` (`TRUSSIUM_CLUSTER=1`) the message says that
+/// the harness's own cluster is gone.
+pub fn require_cluster() {
+    if let Err(reason) = probe_api_server() {
+        if std::env::var(UNDER_MAKE_TEST_ENV).as_deref() == Ok("1") {
+            panic!("make test's local cluster is unreachable: {reason}");
+        }
+        panic!("this test needs the local cluster: {reason}");
+    }
+}
+
+/// Opens a TCP connection to the API server named in the admin kubeconfig.
+fn probe_api_server() -> Result<(), String> {
+    let kubeconfig = admin_kubeconfig().map_err(|e| e.to_string())?;
+    let server = kubeconfig
+        .clusters
+        .first()
+        .and_then(|c| c.cluster.as_ref())
+        .and_then(|c| c.server.clone())
+        .ok_or("the admin kubeconfig names no server; run `make cluster-up`")?;
+    let authority = server
+        .trim_start_matches("https://")
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let addrs: Vec<_> = authority
+        .to_socket_addrs()
+        .map_err(|e| format!("bad server address {server}: {e}"))?
+        .collect();
+    for addr in &addrs {
+        if TcpStream::connect_timeout(addr, Duration::from_secs(2)).is_ok() {
+            return Ok(());
+        }
+    }
+    Err(format!(
+        "nothing listens at {server}; run `make cluster-up` (or `make test`)"
+    ))
+}

@@ -1,0 +1,60 @@
+//! The one error type of the test-support crate.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Everything that can go wrong while talking to the local test cluster.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The admin kubeconfig is missing or unusable: the cluster is not up.
+    #[error(
+        "cannot use the local cluster's kubeconfig {path}: {reason}; run `make cluster-up` (or `make test`)"
+    )]
+    NoCluster { path: PathBuf, reason: String },
+
+    #[error("kubernetes API: {0}")]
+    Kube(#[from] kube::Error),
+
+    #[error("kubeconfig: {0}")]
+    Kubeconfig(#[from] kube::config::KubeconfigError),
+
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+
+    #[error("audit log line at byte {offset} is not an audit event: {source}")]
+    AuditLine {
+        offset: u64,
+        source: serde_json::Error,
+    },
+
+    #[error("audit log {path} shrank below the mark (rotated or recreated)")]
+    AuditRotated { path: PathBuf },
+
+    #[error("TokenRequest for ServiceAccount {namespace}/{name} returned no token")]
+    NoToken { namespace: String, name: String },
+
+    #[error("timed out after {timeout:?} waiting for {what}{}", last_error.as_ref().map(|e| format!(" (last error: {e})")).unwrap_or_default())]
+    Timeout {
+        what: String,
+        timeout: Duration,
+        last_error: Option<String>,
+    },
+
+    #[error("json: {0}")]
+    Json(#[from] serde_json::Error),
+
+    #[error("yaml: {0}")]
+    Yaml(#[from] serde_yaml::Error),
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

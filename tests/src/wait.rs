@@ -1,0 +1,46 @@
+//! Polling until the cluster reaches a state.
+
+use std::time::Duration;
+
+use tokio::time::{Instant, sleep};
+
+use crate::Error;
+
+/// How often `wait_for` asks again.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Calls `f` until it returns `Ok(Some(value))`, then returns that value.
+///
+/// `Ok(None)` means "not yet". An `Err` is remembered and retried (objects
+/// often do not exist yet); on timeout the error names `what` and carries the
+/// last error seen. `?` works inside `f` on kube, serde and I/O errors.
+///
+/// ```ignore
+/// let web = wait_for("deployment web to be available", Duration::from_secs(60), async || {
+///     let d = deployments.get("web").await?;
+///     Ok(is_available(&d).then_some(d))
+/// })
+/// .await?;
+/// ```
+pub async fn wait_for<T, F>(what: &str, timeout: Duration, mut f: F) -> Result<T, Error>
+where
+    F: AsyncFnMut() -> Result<Option<T>, Error>,
+{
+    let deadline = Instant::now() + timeout;
+    let mut last_error = None;
+    loop {
+        match f().await {
+            Ok(Some(value)) => return Ok(value),
+            Ok(None) => {}
+            Err(e) => last_error = Some(e.to_string()),
+        }
+        if Instant::now() >= deadline {
+            return Err(Error::Timeout {
+                what: what.to_string(),
+                timeout,
+                last_error,
+            });
+        }
+        sleep(POLL_INTERVAL).await;
+    }
+}
