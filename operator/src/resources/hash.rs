@@ -1,0 +1,88 @@
+//! Stable content hashes: the applied hash of an owned object and the config
+//! hash of the pod template.
+//!
+//! Both hash the JSON serialization. k8s-openapi structs serialize their fields
+//! in a fixed order and every map in them is a `BTreeMap`, so the same value
+//! always gives the same bytes, across calls and across operator restarts.
+
+use std::collections::BTreeMap;
+
+use kube::Resource;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::{APPLIED_HASH_ANNOTATION, BuildError};
+
+/// Hex characters kept: 64 bits are plenty to notice a change.
+const HASH_LEN: usize = 16;
+
+/// The first [`HASH_LEN`] hex characters of the SHA-256 of `bytes`.
+fn short_sha256(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .take(HASH_LEN / 2)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Hash of `obj` as it would be applied, ignoring any applied-hash annotation
+/// already on it.
+pub(crate) fn applied_hash<K>(obj: &K) -> Result<String, BuildError>
+where
+    K: k8s_openapi::Resource + Resource + Serialize + Clone,
+{
+    let mut unstamped = obj.clone();
+    remove_annotation(unstamped.meta_mut().annotations.as_mut());
+    if unstamped
+        .meta()
+        .annotations
+        .as_ref()
+        .is_some_and(|a| a.is_empty())
+    {
+        unstamped.meta_mut().annotations = None;
+    }
+    let bytes = serde_json::to_vec(&unstamped).map_err(|source| BuildError::Hash {
+        kind: K::KIND,
+        source,
+    })?;
+    Ok(short_sha256(&bytes))
+}
+
+fn remove_annotation(annotations: Option<&mut BTreeMap<String, String>>) {
+    if let Some(a) = annotations {
+        a.remove(APPLIED_HASH_ANNOTATION);
+    }
+}
+
+/// Sets the applied-hash annotation to `hash`.
+pub(crate) fn stamp<K: Resource>(obj: &mut K, hash: String) {
+    obj.meta_mut()
+        .annotations
+        .get_or_insert_with(BTreeMap::new)
+        .insert(APPLIED_HASH_ANNOTATION.to_string(), hash);
+}
+
+/// `obj` with the applied hash of its own content.
+pub(crate) fn stamped<K>(mut obj: K) -> Result<K, BuildError>
+where
+    K: k8s_openapi::Resource + Resource + Serialize + Clone,
+{
+    let hash = applied_hash(&obj)?;
+    stamp(&mut obj, hash);
+    Ok(obj)
+}
+
+/// Hash of the runtime configuration and of the referenced Secrets' versions.
+/// Only Secret metadata (the resourceVersion) goes in: a rotation changes it,
+/// and the operator never holds Secret data.
+pub(crate) fn config_hash(
+    config: &BTreeMap<String, String>,
+    secret_versions: &BTreeMap<String, String>,
+) -> Result<String, BuildError> {
+    let bytes =
+        serde_json::to_vec(&(config, secret_versions)).map_err(|source| BuildError::Hash {
+            kind: "pod template configuration",
+            source,
+        })?;
+    Ok(short_sha256(&bytes))
+}
