@@ -1,7 +1,9 @@
 //! The CustomResourceDefinition, generated from the types.
 
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceDefinition, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
+};
 use kube::CustomResourceExt;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 use crate::TrussiumRuntime;
 
@@ -9,8 +11,42 @@ use crate::TrussiumRuntime;
 pub const CRD_PATH: &str = "crds/runtime.trussium.io_trussiumruntimes.yaml";
 
 /// The CRD as the API server should have it.
+///
+/// This is `TrussiumRuntime::crd()` with one change: no property under `spec`
+/// is `nullable`. schemars marks every `Option` field nullable, which makes the
+/// API server *store* an explicit `null` (`tag: null` next to a digest shows as
+/// `<no value>` in `kubectl get`, `autoscaling: null` survives round trips).
+/// Without `nullable` the API server prunes nulls before defaulting, so an
+/// explicit `null` means exactly what omitting the field means.
 pub fn crd() -> CustomResourceDefinition {
-    TrussiumRuntime::crd()
+    let mut crd = TrussiumRuntime::crd();
+    for version in &mut crd.spec.versions {
+        let spec = version
+            .schema
+            .as_mut()
+            .and_then(|s| s.open_api_v3_schema.as_mut())
+            .and_then(|s| s.properties.as_mut())
+            .and_then(|p| p.get_mut("spec"));
+        if let Some(spec) = spec {
+            strip_nullable(spec);
+        }
+    }
+    crd
+}
+
+fn strip_nullable(schema: &mut JSONSchemaProps) {
+    schema.nullable = None;
+    for property in schema.properties.iter_mut().flat_map(|p| p.values_mut()) {
+        strip_nullable(property);
+    }
+    match &mut schema.items {
+        Some(JSONSchemaPropsOrArray::Schema(items)) => strip_nullable(items),
+        Some(JSONSchemaPropsOrArray::Schemas(items)) => items.iter_mut().for_each(strip_nullable),
+        None => {}
+    }
+    if let Some(JSONSchemaPropsOrBool::Schema(additional)) = &mut schema.additional_properties {
+        strip_nullable(additional);
+    }
 }
 
 /// The CRD as committed YAML, with a header saying where it comes from.

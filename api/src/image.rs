@@ -34,7 +34,10 @@ impl ImageSpec {
 /// `sha256:0123456789ab` — the first 12 hex characters, like `docker images`.
 pub fn short_digest(digest: &str) -> String {
     let hex = digest.strip_prefix(DIGEST_PREFIX).unwrap_or(digest);
-    format!("{DIGEST_PREFIX}{}", hex.chars().take(12).collect::<String>())
+    format!(
+        "{DIGEST_PREFIX}{}",
+        hex.chars().take(12).collect::<String>()
+    )
 }
 
 /// The version part of a full image reference (`repo:tag` → `tag`,
@@ -79,7 +82,10 @@ pub fn check_tag(tag: &str) -> Result<(), InvalidImage> {
 /// Checks a digest the way the API server will.
 pub fn check_digest(digest: &str) -> Result<(), InvalidImage> {
     let ok = digest.strip_prefix(DIGEST_PREFIX).is_some_and(|hex| {
-        hex.len() == 64 && hex.chars().all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+        hex.len() == 64
+            && hex
+                .chars()
+                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
     });
     if !ok {
         return Err(InvalidImage(format!(
@@ -115,14 +121,20 @@ mod tests {
     #[test]
     fn renders_digest_reference() {
         let i = image(None, Some(DIGEST));
-        assert_eq!(i.reference(), format!("ghcr.io/trussiumhq/trussium@{DIGEST}"));
+        assert_eq!(
+            i.reference(),
+            format!("ghcr.io/trussiumhq/trussium@{DIGEST}")
+        );
         assert_eq!(i.version(), "sha256:0123456789ab");
     }
 
     #[test]
     fn digest_wins_over_tag() {
         let i = image(Some("v1"), Some(DIGEST));
-        assert_eq!(i.reference(), format!("ghcr.io/trussiumhq/trussium@{DIGEST}"));
+        assert_eq!(
+            i.reference(),
+            format!("ghcr.io/trussiumhq/trussium@{DIGEST}")
+        );
     }
 
     #[test]
@@ -137,7 +149,10 @@ mod tests {
     #[test]
     fn version_of_references() {
         assert_eq!(version_of("ghcr.io/x/y:v1.0"), "v1.0");
-        assert_eq!(version_of(&format!("ghcr.io/x/y@{DIGEST}")), "sha256:0123456789ab");
+        assert_eq!(
+            version_of(&format!("ghcr.io/x/y@{DIGEST}")),
+            "sha256:0123456789ab"
+        );
         assert_eq!(version_of("nginx"), "");
     }
 
@@ -146,7 +161,16 @@ mod tests {
         for ok in ["v1.22.0", "latest", "_x", "1", "a-b.c_d", &"a".repeat(128)] {
             assert_eq!(check_tag(ok), Ok(()), "{ok}");
         }
-        for bad in ["", "-v1", ".v1", "v1/2", "v1:2", "v 1", "v1@x", &"a".repeat(129)] {
+        for bad in [
+            "",
+            "-v1",
+            ".v1",
+            "v1/2",
+            "v1:2",
+            "v 1",
+            "v1@x",
+            &"a".repeat(129),
+        ] {
             assert!(check_tag(bad).is_err(), "{bad}");
         }
     }

@@ -18,6 +18,27 @@ pub const RESERVED: [&str; 4] = [NAME, INSTANCE, MANAGED_BY, COMPONENT];
 /// The CEL form of [`is_reserved`], enforced by the API server.
 pub const RESERVED_LABELS_CEL: &str = "self.all(k, !(k in ['app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app.kubernetes.io/managed-by', 'app.kubernetes.io/component']) && !k.startsWith('runtime.trussium.io/'))";
 
+/// CEL: the map key `k` is a qualified name (`[prefix/]name`), as Kubernetes
+/// requires of label and annotation keys: an optional DNS-subdomain prefix and
+/// a name of at most 63 characters.
+macro_rules! qualified_key_cel {
+    () => {
+        "size(k) <= 317 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$')"
+    };
+}
+
+/// The CEL rule for label syntax (keys and values), enforced by the API
+/// server so that a bad label is refused up front instead of breaking the
+/// Deployment later.
+pub const LABELS_SYNTAX_CEL: &str = concat!(
+    "self.all(k, ",
+    qualified_key_cel!(),
+    " && self[k].matches('^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$'))"
+);
+
+/// The CEL rule for annotation keys.
+pub const ANNOTATION_KEYS_CEL: &str = concat!("self.all(k, ", qualified_key_cel!(), ")");
+
 /// Whether a label key is owned by the operator.
 pub fn is_reserved(key: &str) -> bool {
     RESERVED.contains(&key) || key.starts_with(RESERVED_PREFIX)

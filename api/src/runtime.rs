@@ -12,11 +12,14 @@ use kube::{CustomResource, KubeSchema};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::labels::RESERVED_LABELS_CEL;
+use crate::labels::{ANNOTATION_KEYS_CEL, LABELS_SYNTAX_CEL, RESERVED_LABELS_CEL};
 use crate::status::TrussiumRuntimeStatus;
 
-/// TrussiumRuntime declares the desired configuration of one Trussium runtime
-/// instance: a gateway in front of an OpenAI or Ollama provider.
+/// Desired state of a TrussiumRuntime: the runtime image, the provider and
+/// model it serves, and how it runs in the cluster.
+// The printer columns repeat `type_ = ...`, which clippy mistakes for a
+// duplicated attribute.
+#[allow(clippy::duplicated_attributes)]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[kube(
     group = "runtime.trussium.io",
@@ -134,12 +137,14 @@ fn default_replicas() -> i32 {
 pub struct ImageSpec {
     /// Image repository without tag or digest, e.g. ghcr.io/trussiumhq/trussium.
     /// A registry host:port prefix is allowed.
+    // One message per mistake: the general shape rule stays quiet when one of
+    // the two more specific rules already explains the problem.
     #[x_kube(validation = Rule::new("!self.contains('@')")
         .message("image.repository must not contain a digest: put it in image.digest"))]
-    #[x_kube(validation = Rule::new("!self.matches(':[^/]*$')")
+    #[x_kube(validation = Rule::new("self.contains('@') || !self.matches(':[^/]*$')")
         .message("image.repository must not contain a tag: put it in image.tag"))]
     #[x_kube(validation = Rule::new(
-        "self.matches('^([a-zA-Z0-9]([a-zA-Z0-9.-]*[a-zA-Z0-9])?(:[0-9]+)?/)?[a-z0-9]+([._-]+[a-z0-9]+)*(/[a-z0-9]+([._-]+[a-z0-9]+)*)*$')"
+        "self.contains('@') || self.matches(':[^/]*$') || self.matches('^([a-zA-Z0-9]([a-zA-Z0-9.-]*[a-zA-Z0-9])?(:[0-9]+)?/)?[a-z0-9]+([._-]+[a-z0-9]+)*(/[a-z0-9]+([._-]+[a-z0-9]+)*)*$')"
     ).message("image.repository must be an image name such as ghcr.io/trussiumhq/trussium (lowercase path, optional registry host:port)"))]
     #[schemars(length(min = 1, max = 255))]
     pub repository: String,
@@ -155,7 +160,9 @@ pub struct ImageSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[x_kube(validation = Rule::new("self.matches('^sha256:[a-f0-9]{64}$')")
         .message("image.digest must be sha256: followed by 64 lowercase hexadecimal characters"))]
-    #[schemars(length(max = 71))]
+    // Looser than the 71 characters a digest has, so that a near miss gets the
+    // format message above rather than a bare length error.
+    #[schemars(length(max = 128))]
     pub digest: Option<String>,
 
     /// Kubernetes image pull policy.
@@ -225,10 +232,7 @@ pub struct ProviderSpec {
 /// `apiKey` is declared in the schema only so that the rule above can refuse it
 /// with a helpful message instead of the field being silently pruned.
 fn declare_forbidden_api_key(schema: &mut schemars::Schema) {
-    if let Some(properties) = schema
-        .get_mut("properties")
-        .and_then(|p| p.as_object_mut())
-    {
+    if let Some(properties) = schema.get_mut("properties").and_then(|p| p.as_object_mut()) {
         properties.insert(
             "apiKey".into(),
             serde_json::json!({
@@ -381,7 +385,10 @@ pub struct AutoscalingSpec {
     #[schemars(range(min = 1))]
     pub max_replicas: Option<i32>,
     /// Target average CPU utilization, in percent of the CPU request.
-    #[serde(default = "default_cpu_target")]
+    #[serde(
+        default = "default_cpu_target",
+        rename = "targetCPUUtilizationPercentage"
+    )]
     #[schemars(range(min = 1, max = 100))]
     pub target_cpu_utilization_percentage: i32,
 }
@@ -403,10 +410,20 @@ pub struct PodMetadata {
     #[x_kube(validation = Rule::new(RESERVED_LABELS_CEL).message(
         "podMetadata.labels must not set operator-owned labels: app.kubernetes.io/name, app.kubernetes.io/instance, app.kubernetes.io/managed-by, app.kubernetes.io/component or any runtime.trussium.io/ key"
     ))]
-    #[schemars(extend("maxProperties" = 64))]
+    #[x_kube(validation = Rule::new(LABELS_SYNTAX_CEL).message(
+        "podMetadata.labels must be valid Kubernetes labels: a key is an optional DNS subdomain prefix and '/' followed by a name of at most 63 letters, digits, '-', '_' or '.'; a value has at most 63 of those characters; names and non-empty values begin and end with a letter or digit"
+    ))]
+    // maxLength on the values bounds the cost of the syntax rule.
+    #[schemars(extend(
+        "maxProperties" = 64,
+        "additionalProperties" = { "type": "string", "maxLength": 63 }
+    ))]
     pub labels: Option<BTreeMap<String, String>>,
     /// Additional pod annotations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[x_kube(validation = Rule::new(ANNOTATION_KEYS_CEL).message(
+        "podMetadata.annotations keys must be valid: an optional DNS subdomain prefix and '/' followed by a name of at most 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit"
+    ))]
     #[schemars(extend("maxProperties" = 64))]
     pub annotations: Option<BTreeMap<String, String>>,
 }

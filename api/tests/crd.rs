@@ -7,7 +7,9 @@ use trussium_api::crd::{CRD_PATH, crd_yaml};
 
 #[test]
 fn committed_crd_matches_the_types() -> Result<(), Box<dyn std::error::Error>> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join(CRD_PATH);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(CRD_PATH);
     let generated = crd_yaml()?;
     if std::env::var_os("UPDATE_GENERATED").is_some() {
         std::fs::write(&path, &generated)?;
