@@ -69,3 +69,220 @@ pub fn replicas(rt: &TrussiumRuntime, ctx: &BuildContext) -> Result<i32, BuildEr
             .clamp(min, max),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::super::tests::{Result, TestContext, context, fixture, json_of};
+    use super::super::{APPLIED_HASH_ANNOTATION, CONFIG_HASH_ANNOTATION};
+    use super::*;
+    use crate::config::OperatorConfig;
+
+    fn built(rt: &TrussiumRuntime, ctx: &TestContext) -> Result<Value> {
+        json_of(&deployment(rt, &ctx.ctx())?)
+    }
+
+    fn applied_hash(d: &Value) -> Result<String> {
+        Ok(d["metadata"]["annotations"][APPLIED_HASH_ANNOTATION]
+            .as_str()
+            .ok_or("no applied hash")?
+            .to_string())
+    }
+
+    /// `full` with autoscaling off, so replicas are spec.replicas (3).
+    fn fixed_scale() -> Result<TrussiumRuntime> {
+        let mut rt = fixture("full")?;
+        rt.spec.autoscaling = None;
+        Ok(rt)
+    }
+
+    #[test]
+    fn deployment_spec() -> Result {
+        let ctx = TestContext {
+            config: OperatorConfig {
+                progress_deadline_seconds: 42,
+                ..OperatorConfig::default()
+            },
+            ..context()
+        };
+        let d = built(&fixture("minimal")?, &ctx)?;
+        assert_eq!(d["apiVersion"], "apps/v1");
+        assert_eq!(d["kind"], "Deployment");
+        let spec = &d["spec"];
+        assert_eq!(spec["replicas"], 1);
+        assert_eq!(spec["progressDeadlineSeconds"], 42);
+        assert_eq!(
+            spec["strategy"],
+            json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": "25%"}})
+        );
+        assert_eq!(
+            spec["template"],
+            json_of(&pod::pod_template(&fixture("minimal")?, &ctx.ctx())?)?
+        );
+        let mut keys: Vec<_> = spec.as_object().ok_or("no spec")?.keys().collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "progressDeadlineSeconds",
+                "replicas",
+                "selector",
+                "strategy",
+                "template"
+            ]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn default_progress_deadline_is_600() -> Result {
+        let d = built(&fixture("minimal")?, &context())?;
+        assert_eq!(d["spec"]["progressDeadlineSeconds"], 600);
+        Ok(())
+    }
+
+    #[test]
+    fn selector_is_only_the_selector_labels() -> Result {
+        let d = built(&fixture("full")?, &context())?;
+        let selector = json!({"matchLabels": {
+            "app.kubernetes.io/name": "trussium",
+            "app.kubernetes.io/instance": "private-ai",
+        }});
+        assert_eq!(d["spec"]["selector"], selector);
+        // The template's labels must match it, whatever podMetadata says.
+        let template_labels = &d["spec"]["template"]["metadata"]["labels"];
+        for (k, v) in selector["matchLabels"].as_object().ok_or("no labels")? {
+            assert_eq!(&template_labels[k], v, "{k}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn scaled_to_zero_is_kept() -> Result {
+        let d = built(&fixture("digest")?, &context())?;
+        assert_eq!(d["spec"]["replicas"], 0);
+        Ok(())
+    }
+
+    #[test]
+    fn replicas_follow_the_spec_without_autoscaling() -> Result {
+        let rt = fixed_scale()?;
+        assert_eq!(replicas(&rt, &context().ctx())?, 3);
+        // Whatever the Deployment has now (an HPA left over, a manual scale).
+        let observed = context().with_observed_replicas(Some(7));
+        assert_eq!(replicas(&rt, &observed.ctx())?, 3);
+
+        let mut disabled = fixture("full")?;
+        if let Some(a) = disabled.spec.autoscaling.as_mut() {
+            a.enabled = false;
+        }
+        assert_eq!(replicas(&disabled, &observed.ctx())?, 3);
+        Ok(())
+    }
+
+    #[test]
+    fn autoscaling_follows_the_observed_replicas() -> Result {
+        let rt = fixture("full")?; // min 2, max 10, spec.replicas 3
+        for observed in [2, 3, 6, 10] {
+            let ctx = context().with_observed_replicas(Some(observed));
+            assert_eq!(replicas(&rt, &ctx.ctx())?, observed);
+            assert_eq!(built(&rt, &ctx)?["spec"]["replicas"], observed);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn autoscaling_without_a_deployment_starts_from_spec_replicas_clamped() -> Result {
+        let mut rt = fixture("full")?; // min 2, max 10
+        for (spec_replicas, expected) in [(0, 2), (1, 2), (2, 2), (3, 3), (10, 10), (20, 10)] {
+            rt.spec.replicas = spec_replicas;
+            assert_eq!(
+                replicas(&rt, &context().ctx())?,
+                expected,
+                "{spec_replicas}"
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn autoscaling_clamps_an_observed_count_outside_the_bounds() -> Result {
+        let rt = fixture("full")?; // min 2, max 10
+        // A scaled-to-zero runtime is lifted to minReplicas: an HPA never
+        // scales a target at zero.
+        for (observed, expected) in [(0, 2), (1, 2), (11, 10), (50, 10)] {
+            let ctx = context().with_observed_replicas(Some(observed));
+            assert_eq!(replicas(&rt, &ctx.ctx())?, expected, "{observed}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn enabling_autoscaling_keeps_a_running_count() -> Result {
+        // Running at 5 with spec.replicas 5, then autoscaling is enabled.
+        let mut rt = fixture("full")?;
+        rt.spec.replicas = 5;
+        let ctx = context().with_observed_replicas(Some(5));
+        assert_eq!(built(&rt, &ctx)?["spec"]["replicas"], 5);
+        Ok(())
+    }
+
+    #[test]
+    fn applied_hash_ignores_replicas_while_autoscaling() -> Result {
+        let rt = fixture("full")?;
+        let at = |n| -> Result<String> {
+            applied_hash(&built(&rt, &context().with_observed_replicas(n))?)
+        };
+        let h = at(None)?;
+        assert_eq!(at(Some(4))?, h);
+        assert_eq!(at(Some(9))?, h);
+
+        // Anything else still counts.
+        let mut other = rt.clone();
+        other.spec.image.tag = Some("v2".into());
+        assert_ne!(applied_hash(&built(&other, &context())?)?, h);
+        Ok(())
+    }
+
+    #[test]
+    fn applied_hash_covers_replicas_without_autoscaling() -> Result {
+        let mut rt = fixed_scale()?;
+        let three = applied_hash(&built(&rt, &context())?)?;
+        rt.spec.replicas = 4;
+        assert_ne!(applied_hash(&built(&rt, &context())?)?, three);
+        // Turning autoscaling off changes the hash even at the same count.
+        let mut hpa = fixture("full")?;
+        hpa.spec.replicas = 3;
+        let on = applied_hash(&built(&hpa, &context().with_observed_replicas(Some(3)))?)?;
+        assert_ne!(on, three);
+        Ok(())
+    }
+
+    #[test]
+    fn applied_hash_is_stable() -> Result {
+        for rt in [fixture("minimal")?, fixture("full")?, fixture("digest")?] {
+            let ctx = context()
+                .with_secrets(&[("openai-credentials", "7")])
+                .with_observed_replicas(Some(3));
+            assert_eq!(
+                applied_hash(&built(&rt, &ctx)?)?,
+                applied_hash(&built(&rt, &ctx)?)?
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn secret_rotation_changes_the_template_and_the_applied_hash() -> Result {
+        let rt = fixture("full")?;
+        let before = built(&rt, &context().with_secrets(&[("openai-credentials", "1")]))?;
+        let after = built(&rt, &context().with_secrets(&[("openai-credentials", "2")]))?;
+        let config_hash = |d: &Value| {
+            d["spec"]["template"]["metadata"]["annotations"][CONFIG_HASH_ANNOTATION].clone()
+        };
+        assert_ne!(config_hash(&before), config_hash(&after));
+        assert_ne!(applied_hash(&before)?, applied_hash(&after)?);
+        Ok(())
+    }
+}

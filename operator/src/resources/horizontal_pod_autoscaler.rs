@@ -95,14 +95,14 @@ mod tests {
     #[test]
     fn defaults_apply_when_omitted() -> Result {
         let rt = super::super::tests::runtime(
-            r#"
+            r"
             metadata: {name: rt, namespace: ns, uid: u-1}
             spec:
               image: {repository: ghcr.io/trussiumhq/trussium, tag: v1}
               provider: {type: ollama, model: m}
               resources: {requests: {cpu: 100m}}
               autoscaling: {enabled: true, maxReplicas: 3}
-            "#,
+            ",
         )?;
         let hpa = json_of(&horizontal_pod_autoscaler(&rt, &context().ctx())?.ok_or("no hpa")?)?;
         assert_eq!(hpa["spec"]["minReplicas"], 1);

@@ -1,6 +1,6 @@
 //! The runtime pod template of the Deployment.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::{
     Affinity, Capabilities, ConfigMapEnvSource, Container, ContainerPort, EmptyDirVolumeSource,
@@ -107,12 +107,16 @@ pub fn config_hash(rt: &TrussiumRuntime, ctx: &BuildContext) -> Result<String, B
     hash::config_hash(&config_map::data(rt), ctx.secret_versions)
 }
 
+/// The spec's pull secrets in order, each once: the pod spec keys this list
+/// by name, so a repeated name would make the apply fail.
 fn image_pull_secrets(rt: &TrussiumRuntime) -> Option<Vec<LocalObjectReference>> {
+    let mut seen = BTreeSet::new();
     let secrets: Vec<LocalObjectReference> = rt
         .spec
         .image_pull_secrets
         .iter()
         .flatten()
+        .filter(|s| seen.insert(s.name.as_str()))
         .map(|s| LocalObjectReference {
             name: s.name.clone(),
         })
@@ -228,5 +232,349 @@ fn runtime_default_seccomp() -> SeccompProfile {
     SeccompProfile {
         type_: "RuntimeDefault".to_string(),
         localhost_profile: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::super::tests::{Result, TestContext, context, fixture, json_of, runtime};
+    use super::*;
+
+    fn template(rt: &TrussiumRuntime, ctx: &TestContext) -> Result<Value> {
+        json_of(&pod_template(rt, &ctx.ctx())?)
+    }
+
+    fn selector_json() -> Value {
+        json!({"matchLabels": {
+            "app.kubernetes.io/name": "trussium",
+            "app.kubernetes.io/instance": "private-ai",
+        }})
+    }
+
+    #[test]
+    fn minimal_pod_template() -> Result {
+        let t = template(&fixture("minimal")?, &context())?;
+        assert_eq!(
+            t["metadata"]["labels"],
+            json!({
+                "app.kubernetes.io/name": "trussium",
+                "app.kubernetes.io/instance": "private-ai",
+                "app.kubernetes.io/managed-by": "trussium-operator",
+                "app.kubernetes.io/component": "runtime",
+            })
+        );
+        let annotations = t["metadata"]["annotations"]
+            .as_object()
+            .ok_or("no annotations")?;
+        assert_eq!(annotations.len(), 1);
+        assert!(annotations.contains_key(CONFIG_HASH_ANNOTATION));
+
+        let spec = &t["spec"];
+        assert_eq!(spec["serviceAccountName"], "private-ai");
+        assert_eq!(spec["automountServiceAccountToken"], false);
+        assert_eq!(spec["enableServiceLinks"], false);
+        assert_eq!(spec["terminationGracePeriodSeconds"], 30);
+        assert_eq!(
+            spec["securityContext"],
+            json!({"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"}})
+        );
+        assert_eq!(spec["volumes"], json!([{"name": "tmp", "emptyDir": {}}]));
+        for absent in [
+            "imagePullSecrets",
+            "nodeSelector",
+            "tolerations",
+            "affinity",
+        ] {
+            assert!(spec.get(absent).is_none(), "{absent}");
+        }
+
+        let containers = spec["containers"].as_array().ok_or("no containers")?;
+        assert_eq!(containers.len(), 1);
+        assert_eq!(
+            containers[0],
+            json!({
+                "name": "runtime",
+                "image": "ghcr.io/trussiumhq/trussium:v1.22.0",
+                "imagePullPolicy": "IfNotPresent",
+                "ports": [{"name": "http", "containerPort": 9000, "protocol": "TCP"}],
+                "envFrom": [{"configMapRef": {"name": "private-ai"}}],
+                "readinessProbe": {"tcpSocket": {"port": "http"}, "periodSeconds": 5},
+                "securityContext": {
+                    "allowPrivilegeEscalation": false,
+                    "capabilities": {"drop": ["ALL"]},
+                    "readOnlyRootFilesystem": true,
+                    "runAsNonRoot": true,
+                },
+                "volumeMounts": [{"name": "tmp", "mountPath": "/tmp"}],
+            })
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn topology_spread_over_hostname_and_zone() -> Result {
+        let t = template(&fixture("minimal")?, &context())?;
+        assert_eq!(
+            t["spec"]["topologySpreadConstraints"],
+            json!([
+                {
+                    "topologyKey": "kubernetes.io/hostname",
+                    "maxSkew": 1,
+                    "whenUnsatisfiable": "ScheduleAnyway",
+                    "labelSelector": selector_json(),
+                },
+                {
+                    "topologyKey": "topology.kubernetes.io/zone",
+                    "maxSkew": 1,
+                    "whenUnsatisfiable": "ScheduleAnyway",
+                    "labelSelector": selector_json(),
+                },
+            ])
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn scheduling_is_passed_through_and_topology_spread_stays() -> Result {
+        let full = template(&fixture("full")?, &context())?;
+        let spec = &full["spec"];
+        assert_eq!(spec["nodeSelector"], json!({"workload": "ai"}));
+        assert_eq!(
+            spec["tolerations"],
+            json!([{"key": "workload", "operator": "Equal", "value": "ai", "effect": "NoSchedule"}])
+        );
+        assert_eq!(
+            spec["affinity"],
+            json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+                "topologyKey": "kubernetes.io/hostname",
+                "labelSelector": {"matchLabels": {"app.kubernetes.io/instance": "private-ai"}},
+            }]}})
+        );
+        let minimal = template(&fixture("minimal")?, &context())?;
+        assert_eq!(
+            spec["topologySpreadConstraints"],
+            minimal["spec"]["topologySpreadConstraints"]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn empty_scheduling_sends_nothing() -> Result {
+        let rt = runtime(
+            r"
+            metadata: {name: private-ai, namespace: ns, uid: u-1}
+            spec:
+              image: {repository: ghcr.io/trussiumhq/trussium, tag: v1}
+              provider: {type: ollama, model: m}
+              imagePullSecrets: []
+              resources: {requests: {}, limits: {}}
+              podMetadata: {labels: {}, annotations: {}}
+              scheduling: {nodeSelector: {}, tolerations: [], affinity: {}}
+            ",
+        )?;
+        let t = template(&rt, &context())?;
+        for absent in [
+            "imagePullSecrets",
+            "nodeSelector",
+            "tolerations",
+            "affinity",
+        ] {
+            assert!(t["spec"].get(absent).is_none(), "{absent}");
+        }
+        assert!(t["spec"]["containers"][0].get("resources").is_none());
+        assert_eq!(
+            t["spec"]["topologySpreadConstraints"]
+                .as_array()
+                .map(Vec::len),
+            Some(2)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn reserved_pod_labels_are_dropped_and_operator_labels_win() -> Result {
+        let t = template(&fixture("full")?, &context())?;
+        assert_eq!(
+            t["metadata"]["labels"],
+            json!({
+                "team": "ai-platform",
+                "app.kubernetes.io/name": "trussium",
+                "app.kubernetes.io/instance": "private-ai",
+                "app.kubernetes.io/managed-by": "trussium-operator",
+                "app.kubernetes.io/component": "runtime",
+            })
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn user_annotations_are_kept_and_the_config_hash_wins() -> Result {
+        let rt = fixture("full")?;
+        let ctx = context();
+        let t = template(&rt, &ctx)?;
+        assert_eq!(
+            t["metadata"]["annotations"],
+            json!({
+                "example.com/owner": "inference",
+                CONFIG_HASH_ANNOTATION: config_hash(&rt, &ctx.ctx())?,
+            })
+        );
+        assert_ne!(
+            t["metadata"]["annotations"][CONFIG_HASH_ANNOTATION],
+            "spoofed"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn full_container() -> Result {
+        let t = template(&fixture("full")?, &context())?;
+        let c = &t["spec"]["containers"][0];
+        assert_eq!(c["image"], "registry.local:5000/ai/trussium:v1.23.0");
+        assert_eq!(c["imagePullPolicy"], "Always");
+        assert_eq!(
+            c["resources"],
+            json!({
+                "requests": {"cpu": "250m", "memory": "256Mi"},
+                "limits": {"cpu": "1", "memory": "1Gi"},
+            })
+        );
+        assert_eq!(
+            t["spec"]["imagePullSecrets"],
+            json!([{"name": "ghcr-credentials"}, {"name": "mirror-credentials"}])
+        );
+        assert_eq!(t["spec"]["terminationGracePeriodSeconds"], 50);
+        Ok(())
+    }
+
+    #[test]
+    fn repeated_pull_secrets_are_sent_once() -> Result {
+        let mut rt = fixture("full")?;
+        if let Some(secrets) = rt.spec.image_pull_secrets.as_mut() {
+            secrets.insert(0, secrets[1].clone());
+        }
+        let t = template(&rt, &context())?;
+        assert_eq!(
+            t["spec"]["imagePullSecrets"],
+            json!([{"name": "mirror-credentials"}, {"name": "ghcr-credentials"}])
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn credential_comes_from_secret_key_ref_never_a_value() -> Result {
+        let t = template(&fixture("full")?, &context())?;
+        assert_eq!(
+            t["spec"]["containers"][0]["env"],
+            json!([{
+                "name": "TRUSSIUM_PROVIDER_API_KEY",
+                "valueFrom": {"secretKeyRef": {"name": "openai-credentials", "key": "api-key"}},
+            }])
+        );
+        assert!(t["spec"]["containers"][0]["env"][0].get("value").is_none());
+
+        let minimal = template(&fixture("minimal")?, &context())?;
+        assert!(minimal["spec"]["containers"][0].get("env").is_none());
+        Ok(())
+    }
+
+    #[test]
+    fn digest_image() -> Result {
+        let t = template(&fixture("digest")?, &context())?;
+        assert_eq!(
+            t["spec"]["containers"][0]["image"],
+            "ghcr.io/trussiumhq/trussium@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+        );
+        assert_eq!(t["spec"]["serviceAccountName"], "pinned");
+        assert_eq!(
+            t["spec"]["containers"][0]["envFrom"][0]["configMapRef"]["name"],
+            "pinned"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn grace_period_covers_the_drain_timeout() -> Result {
+        let mut rt = fixture("minimal")?;
+        assert_eq!(termination_grace_period_seconds(&rt), 30);
+        for (drain, grace) in [
+            (0, 30),
+            (10, 30),
+            (25, 30),
+            (26, 31),
+            (45, 50),
+            (3600, 3605),
+        ] {
+            rt.spec.runtime = Some(trussium_api::RuntimeOverrides {
+                shutdown_drain_timeout_seconds: Some(drain),
+                ..Default::default()
+            });
+            assert_eq!(
+                termination_grace_period_seconds(&rt),
+                grace,
+                "drain {drain}"
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn config_hash_follows_configuration_and_secret_versions_only() -> Result {
+        let base = fixture("full")?;
+        let secrets = [("ghcr-credentials", "10"), ("openai-credentials", "20")];
+        let ctx = context().with_secrets(&secrets);
+        let hash = |rt: &TrussiumRuntime, ctx: &TestContext| config_hash(rt, &ctx.ctx());
+        let before = hash(&base, &ctx)?;
+        assert_eq!(
+            hash(&base.clone(), &context().with_secrets(&secrets))?,
+            before
+        );
+
+        // Configuration changes roll the pods.
+        let mut rt = base.clone();
+        rt.spec.provider.model = "gpt-5-mini".into();
+        assert_ne!(hash(&rt, &ctx)?, before);
+        let mut rt = base.clone();
+        rt.spec.provider.base_url = Some("https://proxy.example.com/v1".into());
+        assert_ne!(hash(&rt, &ctx)?, before);
+        let mut rt = base.clone();
+        if let Some(r) = rt.spec.runtime.as_mut() {
+            r.stream_idle_timeout_seconds = Some(31);
+        }
+        assert_ne!(hash(&rt, &ctx)?, before);
+
+        // A rotated or newly referenced Secret rolls the pods.
+        let rotated =
+            context().with_secrets(&[("ghcr-credentials", "10"), ("openai-credentials", "21")]);
+        assert_ne!(hash(&base, &rotated)?, before);
+        let renamed =
+            context().with_secrets(&[("ghcr-credentials", "10"), ("other-credentials", "20")]);
+        assert_ne!(hash(&base, &renamed)?, before);
+        assert_ne!(hash(&base, &context())?, before);
+
+        // Everything else leaves it alone.
+        let mut rt = base.clone();
+        rt.spec.replicas = 5;
+        rt.spec.image.tag = Some("v2".into());
+        rt.spec.service.port = 1234;
+        rt.spec.resources = None;
+        rt.spec.pod_metadata = None;
+        rt.spec.scheduling = None;
+        rt.spec.network_policy = None;
+        rt.spec.autoscaling = None;
+        rt.metadata.generation = Some(99);
+        assert_eq!(hash(&rt, &ctx)?, before);
+        assert_eq!(
+            hash(
+                &base,
+                &context()
+                    .with_secrets(&secrets)
+                    .with_observed_replicas(Some(4))
+            )?,
+            before
+        );
+        Ok(())
     }
 }
