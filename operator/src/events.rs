@@ -1,1 +1,341 @@
 //! Pure diff of two statuses into the Events that describe the transition.
+//!
+//! Events come only from the difference between the stored status and the
+//! new one. An unchanged reconcile, a status-only update or a restarted
+//! operator diffs a status against itself and says nothing; an Event lost
+//! after the status write is not repeated either (the status is written
+//! first).
+//!
+//! | Event (type)                     | When                                                                          | Action             |
+//! |----------------------------------|-------------------------------------------------------------------------------|--------------------|
+//! | `ConfigurationInvalid` (Warning) | ConfigurationValid becomes False, or stays False with another reason/message | ValidateReferences |
+//! | `ReconciliationFailed` (Warning) | Degraded becomes True/ReconciliationFailed                                    | Reconcile          |
+//! | `RuntimeUpgradeStarted`          | Upgrading becomes True/UpgradeInProgress, or stays so for a new desired image | Upgrade            |
+//! | `RuntimeProgressing`             | Progressing becomes True                                                      | Rollout            |
+//! | `RuntimeDegraded` (Warning)      | Degraded becomes True/ProgressDeadlineExceeded or True/ReplicaFailure         | Rollout            |
+//! | `RuntimeUpgradeFailed` (Warning) | Upgrading becomes UpgradeFailed                                               | Upgrade            |
+//! | `RuntimeRecovered`               | Degraded goes from True to False                                              | Reconcile          |
+//! | `RuntimeReady`                   | Ready becomes True/RuntimeReady                                               | Rollout            |
+//! | `RuntimeScaledToZero`            | Ready becomes True/ScaledToZero                                               | Scale              |
+//! | `RuntimeUpgradeCompleted`        | Upgrading becomes UpgradeComplete                                             | Upgrade            |
+//!
+//! The table order is the emission order within one diff: the cause first
+//! (configuration, reconcile failure, the requested upgrade), then what the
+//! rollout does (progress, degradation, upgrade failure), then the good news
+//! (recovery, readiness, upgrade completion), so `kubectl describe` reads as a
+//! story.
+//!
+//! "Becomes" compares status and reason together: Ready going from
+//! True/ScaledToZero to True/RuntimeReady is a new RuntimeReady. A missing old
+//! status (or one without conditions) is a status in which nothing held yet.
+//! `ConfigurationInvalid` already covers a Degraded=True/ConfigurationInvalid,
+//! so a missing Secret yields exactly one Warning. A reconcile failure is
+//! announced once per episode, not per changed error text (it may differ on
+//! every retry). An upgrade that reaches UpgradeComplete or UpgradeFailed
+//! without an UpgradeInProgress status ever being stored (the operator was
+//! down throughout) is announced as started too, so every upgrade reads
+//! Started → Completed or Failed.
+
+use trussium_api::{TrussiumRuntimeStatus, condition_type, reason as condition};
+
+use crate::status::conditions::truncated;
+
+/// Kubernetes Event type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventType {
+    Normal,
+    Warning,
+}
+
+/// One Event to publish about the runtime.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transition {
+    pub type_: EventType,
+    pub reason: &'static str,
+    /// What the operator was doing: a short UpperCamelCase verb phrase.
+    pub action: &'static str,
+    /// Human-readable, at most [`MAX_NOTE_BYTES`], never a Secret value.
+    pub note: String,
+}
+
+/// events.k8s.io/v1 refuses longer notes.
+pub const MAX_NOTE_BYTES: usize = 1024;
+
+/// Event reasons.
+pub mod reason {
+    pub const RUNTIME_PROGRESSING: &str = "RuntimeProgressing";
+    pub const RUNTIME_READY: &str = "RuntimeReady";
+    pub const RUNTIME_RECOVERED: &str = "RuntimeRecovered";
+    pub const RUNTIME_SCALED_TO_ZERO: &str = "RuntimeScaledToZero";
+    pub const RUNTIME_UPGRADE_STARTED: &str = "RuntimeUpgradeStarted";
+    pub const RUNTIME_UPGRADE_COMPLETED: &str = "RuntimeUpgradeCompleted";
+    pub const CONFIGURATION_INVALID: &str = "ConfigurationInvalid";
+    pub const RECONCILIATION_FAILED: &str = "ReconciliationFailed";
+    pub const RUNTIME_DEGRADED: &str = "RuntimeDegraded";
+    pub const RUNTIME_UPGRADE_FAILED: &str = "RuntimeUpgradeFailed";
+}
+
+/// Event actions.
+pub mod action {
+    pub const VALIDATE_REFERENCES: &str = "ValidateReferences";
+    pub const RECONCILE: &str = "Reconcile";
+    pub const ROLLOUT: &str = "Rollout";
+    pub const SCALE: &str = "Scale";
+    pub const UPGRADE: &str = "Upgrade";
+}
+
+/// The Events that the step from `old` (the stored status, if any) to `new`
+/// calls for, in emission order.
+pub fn transitions(
+    old: Option<&TrussiumRuntimeStatus>,
+    new: &TrussiumRuntimeStatus,
+) -> Vec<Transition> {
+    let empty = TrussiumRuntimeStatus::default();
+    let old = old.unwrap_or(&empty);
+    let diff = Diff { old, new };
+    let upgrade = diff.upgrade();
+    [
+        diff.configuration_invalid(),
+        diff.reconciliation_failed(),
+        upgrade.started,
+        diff.progressing(),
+        diff.degraded(),
+        upgrade.failed,
+        diff.recovered(),
+        diff.ready(
+            condition::RUNTIME_READY,
+            reason::RUNTIME_READY,
+            action::ROLLOUT,
+        ),
+        diff.ready(
+            condition::SCALED_TO_ZERO,
+            reason::RUNTIME_SCALED_TO_ZERO,
+            action::SCALE,
+        ),
+        upgrade.completed,
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// A condition reduced to what the diff compares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct State<'a> {
+    status: &'a str,
+    reason: &'a str,
+    message: &'a str,
+}
+
+impl State<'_> {
+    fn is_true(&self) -> bool {
+        self.status == "True"
+    }
+
+    fn is(&self, status: bool, reason: &str) -> bool {
+        self.is_true() == status && !self.status.is_empty() && self.reason == reason
+    }
+}
+
+struct Diff<'a> {
+    old: &'a TrussiumRuntimeStatus,
+    new: &'a TrussiumRuntimeStatus,
+}
+
+/// The upgrade Events of one diff, placed separately in the order.
+#[derive(Default)]
+struct UpgradeEvents {
+    started: Option<Transition>,
+    failed: Option<Transition>,
+    completed: Option<Transition>,
+}
+
+impl<'a> Diff<'a> {
+    fn state(status: &'a TrussiumRuntimeStatus, type_: &str) -> State<'a> {
+        status
+            .condition(type_)
+            .map(|c| State {
+                status: &c.status,
+                reason: &c.reason,
+                message: &c.message,
+            })
+            .unwrap_or_default()
+    }
+
+    /// The old and the new state of condition `type_`.
+    fn pair(&self, type_: &str) -> (State<'a>, State<'a>) {
+        (Self::state(self.old, type_), Self::state(self.new, type_))
+    }
+
+    fn configuration_invalid(&self) -> Option<Transition> {
+        let (old, new) = self.pair(condition_type::CONFIGURATION_VALID);
+        let invalid = new.status == "False";
+        let news = old.status != "False" || old.reason != new.reason || old.message != new.message;
+        (invalid && news).then(|| {
+            warning(
+                reason::CONFIGURATION_INVALID,
+                action::VALIDATE_REFERENCES,
+                new.message,
+            )
+        })
+    }
+
+    fn reconciliation_failed(&self) -> Option<Transition> {
+        let (old, new) = self.pair(condition_type::DEGRADED);
+        let failed = |s: State| s.is(true, condition::RECONCILIATION_FAILED);
+        (failed(new) && !failed(old)).then(|| {
+            warning(
+                reason::RECONCILIATION_FAILED,
+                action::RECONCILE,
+                new.message,
+            )
+        })
+    }
+
+    fn progressing(&self) -> Option<Transition> {
+        let (old, new) = self.pair(condition_type::PROGRESSING);
+        (new.is_true() && !old.is_true())
+            .then(|| normal(reason::RUNTIME_PROGRESSING, action::ROLLOUT, new.message))
+    }
+
+    /// Only rollout trouble: configuration and reconcile failures have their
+    /// own Warnings.
+    fn degraded(&self) -> Option<Transition> {
+        let (old, new) = self.pair(condition_type::DEGRADED);
+        let rollout_trouble = new.is(true, condition::PROGRESS_DEADLINE_EXCEEDED)
+            || new.is(true, condition::REPLICA_FAILURE);
+        let news = !old.is(true, new.reason);
+        (rollout_trouble && news)
+            .then(|| warning(reason::RUNTIME_DEGRADED, action::ROLLOUT, new.message))
+    }
+
+    fn recovered(&self) -> Option<Transition> {
+        let (old, new) = self.pair(condition_type::DEGRADED);
+        (old.is_true() && new.status == "False").then(|| {
+            let note = format!("The runtime recovered from {}: {}", old.reason, old.message);
+            normal(reason::RUNTIME_RECOVERED, action::RECONCILE, &note)
+        })
+    }
+
+    /// Ready becomes True with `ready_reason`.
+    fn ready(
+        &self,
+        ready_reason: &str,
+        event: &'static str,
+        action: &'static str,
+    ) -> Option<Transition> {
+        let (old, new) = self.pair(condition_type::READY);
+        (new.is(true, ready_reason) && !old.is(true, ready_reason))
+            .then(|| normal(event, action, new.message))
+    }
+
+    fn upgrade(&self) -> UpgradeEvents {
+        let (old, new) = self.pair(condition_type::UPGRADING);
+        let target_changed = self.old.desired_image != self.new.desired_image;
+        let announced = old.is(true, condition::UPGRADE_IN_PROGRESS) && !target_changed;
+        let images = Images {
+            // On completion the new status already holds the new image.
+            previous: self
+                .old
+                .last_successful_image
+                .as_deref()
+                .or(self.new.last_successful_image.as_deref())
+                .unwrap_or("none"),
+            desired: self.new.desired_image.as_deref().unwrap_or("unknown"),
+        };
+        let mut events = UpgradeEvents::default();
+        if new.is(true, condition::UPGRADE_IN_PROGRESS) {
+            if !announced {
+                events.started = Some(images.started());
+            }
+            return events;
+        }
+        let finished =
+            new.is(false, condition::UPGRADE_COMPLETE) || new.is(false, condition::UPGRADE_FAILED);
+        let already = old.is(false, new.reason) && !target_changed;
+        // A failed upgrade that completes after all was announced already.
+        let resumed = old.is(false, condition::UPGRADE_FAILED) && !target_changed;
+        if !finished || already {
+            return events;
+        }
+        if !announced && !resumed {
+            events.started = Some(images.started());
+        }
+        if new.reason == condition::UPGRADE_COMPLETE {
+            events.completed = Some(images.completed());
+        } else {
+            events.failed = Some(images.failed());
+        }
+        events
+    }
+}
+
+/// The images an upgrade Event names.
+struct Images<'a> {
+    previous: &'a str,
+    desired: &'a str,
+}
+
+impl Images<'_> {
+    fn started(&self) -> Transition {
+        let note = if self.previous == self.desired {
+            format!(
+                "Upgrade started: returning to the last successful image {}.",
+                self.desired
+            )
+        } else {
+            format!(
+                "Upgrade started from {} to {}.",
+                self.previous, self.desired
+            )
+        };
+        normal(reason::RUNTIME_UPGRADE_STARTED, action::UPGRADE, &note)
+    }
+
+    fn completed(&self) -> Transition {
+        let note = if self.previous == self.desired {
+            format!("Upgrade completed: {} is running again.", self.desired)
+        } else {
+            format!(
+                "Upgrade from {} to {} completed.",
+                self.previous, self.desired
+            )
+        };
+        normal(reason::RUNTIME_UPGRADE_COMPLETED, action::UPGRADE, &note)
+    }
+
+    fn failed(&self) -> Transition {
+        let what = if self.previous == self.desired {
+            format!("Returning to {}", self.desired)
+        } else {
+            format!("Upgrade from {} to {}", self.previous, self.desired)
+        };
+        let note = format!(
+            "{what} failed: the rollout exceeded its progress deadline; {} remains the last successful image.",
+            self.previous
+        );
+        warning(reason::RUNTIME_UPGRADE_FAILED, action::UPGRADE, &note)
+    }
+}
+
+fn normal(reason: &'static str, action: &'static str, note: &str) -> Transition {
+    transition(EventType::Normal, reason, action, note)
+}
+
+fn warning(reason: &'static str, action: &'static str, note: &str) -> Transition {
+    transition(EventType::Warning, reason, action, note)
+}
+
+fn transition(
+    type_: EventType,
+    reason: &'static str,
+    action: &'static str,
+    note: &str,
+) -> Transition {
+    Transition {
+        type_,
+        reason,
+        action,
+        note: truncated(note, MAX_NOTE_BYTES),
+    }
+}

@@ -1,1 +1,195 @@
-//! Pure projection of a runtime's status.
+//! Pure projection of a runtime's status from what the reconcile observed:
+//! the runtime (whose `.status` is the previous status), the managed
+//! Deployment, the Secret reference check, the reconcile's own failure and
+//! the clock.
+//!
+//! One module per concern: [`observed`] reads the Deployment, [`rollout`]
+//! classifies its rollout, [`configuration`], [`health`] and [`upgrade`]
+//! decide the conditions, [`conditions`] does the bookkeeping every condition
+//! shares.
+//!
+//! Choices where the contract is silent:
+//! - `readyReplicas`/`availableReplicas` are `None` without a Deployment and
+//!   `0` when the Deployment's status omits them; `desiredReplicas` and
+//!   `endpoint` are always set (the endpoint only lacks when the runtime has
+//!   no namespace, which a stored object always has).
+//! - A missing or unchecked Secret outranks a reconcile error: nothing was
+//!   applied, so there is nothing that could have failed.
+//! - `Available` reads the Deployment whatever blocks us (an old Deployment
+//!   may still serve); for a desired count of 0 its `False` reason is
+//!   `ScaledToZero` even when nothing exists yet.
+//! - A rollout at zero replicas completes the way Kubernetes says it does, so
+//!   an image change while scaled to zero completes an upgrade at once.
+//! - Timestamps are whole seconds, as `metav1.Time` stores them.
+
+pub mod conditions;
+pub mod configuration;
+pub mod health;
+pub mod observed;
+pub mod rollout;
+pub mod upgrade;
+
+#[cfg(test)]
+mod tests;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus, condition_type};
+
+use crate::config::OperatorConfig;
+use crate::references::ReferenceCheck;
+use conditions::Verdict;
+use health::{Blocker, Observation};
+pub use observed::ObservedDeployment;
+use rollout::Rollout;
+use upgrade::Progress;
+
+/// Everything the status depends on.
+pub struct StatusInput<'a> {
+    /// Its `.status` is the previous status.
+    pub runtime: &'a TrussiumRuntime,
+    /// The managed Deployment as observed after apply (`None` if absent).
+    pub deployment: Option<&'a Deployment>,
+    pub references: &'a ReferenceCheck,
+    /// Set when applying/deleting an owned object failed this reconcile: a
+    /// one-line, secret-free message.
+    pub reconcile_error: Option<&'a str>,
+    pub config: &'a OperatorConfig,
+    pub now: chrono::DateTime<chrono::Utc>,
+}
+
+/// The status the runtime should report now.
+pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
+    let rt = input.runtime;
+    let empty = TrussiumRuntimeStatus::default();
+    let previous = rt.status.as_ref().unwrap_or(&empty);
+    let namespace = rt.metadata.namespace.as_deref();
+    let generation = rt.metadata.generation;
+
+    let observed = input.deployment.map(ObservedDeployment::from);
+    let desired_replicas = desired_replicas(rt, observed.as_ref());
+    let desired_image = rt.spec.image.reference();
+    let current_image = observed.as_ref().and_then(|d| d.image.clone());
+    let rollout = Rollout::of(observed.as_ref(), desired_replicas);
+
+    let configuration = configuration::verdict(input.references, namespace.unwrap_or_default());
+    let blocker = if !configuration.status {
+        Some(Blocker::Configuration(&configuration.message))
+    } else {
+        input.reconcile_error.map(Blocker::Reconcile)
+    };
+    let health = health::assess(
+        blocker,
+        Observation {
+            deployment: observed.as_ref(),
+            rollout: &rollout,
+            desired: desired_replicas,
+        },
+    );
+    let progress = if configuration.status {
+        Progress::Observed {
+            current: current_image.as_deref(),
+            rollout: &rollout,
+        }
+    } else {
+        Progress::Blocked
+    };
+    let upgrade = upgrade::assess(previous, &desired_image, progress);
+
+    let now = conditions::timestamp(input.now);
+    let verdicts: [(&str, Verdict); 6] = [
+        (condition_type::CONFIGURATION_VALID, configuration.clone()),
+        (condition_type::PROGRESSING, health.progressing),
+        (condition_type::AVAILABLE, health.available),
+        (condition_type::READY, health.ready),
+        (condition_type::DEGRADED, health.degraded),
+        (condition_type::UPGRADING, upgrade.verdict),
+    ];
+    let conditions = verdicts
+        .into_iter()
+        .map(|(type_, verdict)| {
+            conditions::build(&previous.conditions, type_, verdict, generation, &now)
+        })
+        .collect();
+
+    TrussiumRuntimeStatus {
+        observed_generation: generation,
+        desired_replicas: Some(desired_replicas),
+        ready_replicas: observed.as_ref().map(|d| d.ready_replicas),
+        available_replicas: observed.as_ref().map(|d| d.available_replicas),
+        desired_image: Some(desired_image),
+        current_image,
+        last_successful_image: upgrade.last_successful_image,
+        endpoint: namespace.map(|ns| endpoint(rt, ns, &input.config.cluster_domain)),
+        conditions,
+    }
+}
+
+/// `spec.replicas`, or while autoscaling is enabled the HPA's choice (the
+/// Deployment's `spec.replicas`), falling back to `spec.replicas` until a
+/// Deployment exists.
+pub fn desired_replicas(rt: &TrussiumRuntime, deployment: Option<&ObservedDeployment>) -> i32 {
+    let autoscaling = rt.spec.autoscaling.as_ref().is_some_and(|a| a.enabled);
+    match deployment.and_then(|d| d.spec_replicas) {
+        Some(chosen) if autoscaling => chosen,
+        _ => rt.spec.replicas,
+    }
+}
+
+/// `http://<name>.<namespace>.svc.<cluster-domain>:<service.port>`.
+fn endpoint(rt: &TrussiumRuntime, namespace: &str, cluster_domain: &str) -> String {
+    let name = rt.metadata.name.as_deref().unwrap_or_default();
+    let domain = cluster_domain.trim_end_matches('.');
+    format!(
+        "http://{name}.{namespace}.svc.{domain}:{}",
+        rt.spec.service.port
+    )
+}
+
+/// Whether writing `b` over a stored `a` would change anything.
+///
+/// Every field counts, `lastTransitionTime` included: [`project`] preserves
+/// it while a condition's status holds, so it differs only when a status
+/// flipped, or when a stored time needs repair. Times are compared to the
+/// second (all `metav1.Time` keeps) and conditions by type, not by position,
+/// like the list-map the API declares.
+pub fn semantically_equal(a: &TrussiumRuntimeStatus, b: &TrussiumRuntimeStatus) -> bool {
+    // Destructured without `..`: a new status field must be considered here.
+    let TrussiumRuntimeStatus {
+        observed_generation,
+        desired_replicas,
+        ready_replicas,
+        available_replicas,
+        desired_image,
+        current_image,
+        last_successful_image,
+        endpoint,
+        conditions,
+    } = a;
+    *observed_generation == b.observed_generation
+        && *desired_replicas == b.desired_replicas
+        && *ready_replicas == b.ready_replicas
+        && *available_replicas == b.available_replicas
+        && *desired_image == b.desired_image
+        && *current_image == b.current_image
+        && *last_successful_image == b.last_successful_image
+        && *endpoint == b.endpoint
+        && same_conditions(conditions, &b.conditions)
+}
+
+fn same_conditions(a: &[Condition], b: &[Condition]) -> bool {
+    let covered = |x: &[Condition], y: &[Condition]| {
+        x.iter()
+            .all(|c| y.iter().any(|d| d.type_ == c.type_ && same_condition(c, d)))
+    };
+    a.len() == b.len() && covered(a, b) && covered(b, a)
+}
+
+fn same_condition(a: &Condition, b: &Condition) -> bool {
+    a.type_ == b.type_
+        && a.status == b.status
+        && a.reason == b.reason
+        && a.message == b.message
+        && a.observed_generation == b.observed_generation
+        && a.last_transition_time.0.as_second() == b.last_transition_time.0.as_second()
+}

@@ -1,0 +1,179 @@
+//! What the status projection reads from the managed Deployment, and nothing
+//! more: no Pod is ever looked at.
+
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentCondition};
+
+/// Name of the container whose image is reported as `status.currentImage`.
+/// Must match the container the resource builders create.
+pub const RUNTIME_CONTAINER: &str = "runtime";
+
+/// Reason of the Deployment `Progressing` condition once its progress deadline
+/// has passed without progress (set by the Deployment controller).
+pub const PROGRESS_DEADLINE_EXCEEDED: &str = "ProgressDeadlineExceeded";
+
+/// The parts of a Deployment that the status projection depends on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObservedDeployment {
+    pub name: String,
+    /// `metadata.generation`: bumped by every spec change.
+    pub generation: Option<i64>,
+    /// `status.observedGeneration`: the generation the Deployment controller
+    /// last acted on. Everything else in `status` describes that generation.
+    pub observed_generation: Option<i64>,
+    /// `spec.replicas`: ours, or the HPA's choice while autoscaling is on.
+    pub spec_replicas: Option<i32>,
+    /// `status.replicas`: pods of every ReplicaSet, old ones included.
+    pub replicas: i32,
+    pub updated_replicas: i32,
+    pub ready_replicas: i32,
+    pub available_replicas: i32,
+    /// The `Progressing` condition, whatever its status.
+    pub progressing: Option<ObservedCondition>,
+    /// The `ReplicaFailure` condition, only while its status is `True`.
+    pub replica_failure: Option<ObservedCondition>,
+    /// Image of the `runtime` container in the pod template.
+    pub image: Option<String>,
+}
+
+/// A Deployment condition, reduced to what we report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObservedCondition {
+    pub status: String,
+    pub reason: String,
+    pub message: String,
+}
+
+impl ObservedDeployment {
+    /// True while the Deployment controller has not yet acted on the latest
+    /// spec, so that counts and conditions still describe an older one.
+    /// Without a `metadata.generation` (never the case for a stored object)
+    /// there is nothing to wait for.
+    pub fn generation_pending(&self) -> bool {
+        match (self.generation, self.observed_generation) {
+            (Some(generation), Some(observed)) => observed < generation,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+
+    /// The Deployment controller gave up on the current rollout.
+    pub fn progress_deadline_exceeded(&self) -> bool {
+        self.progressing
+            .as_ref()
+            .is_some_and(|c| c.reason == PROGRESS_DEADLINE_EXCEEDED)
+    }
+}
+
+impl From<&Deployment> for ObservedDeployment {
+    fn from(deployment: &Deployment) -> Self {
+        let spec = deployment.spec.as_ref();
+        let status = deployment.status.as_ref();
+        let conditions = status
+            .and_then(|s| s.conditions.as_deref())
+            .unwrap_or_default();
+        let image = spec
+            .and_then(|s| s.template.spec.as_ref())
+            .and_then(|pod| pod.containers.iter().find(|c| c.name == RUNTIME_CONTAINER))
+            .and_then(|c| c.image.clone());
+        ObservedDeployment {
+            name: deployment.metadata.name.clone().unwrap_or_default(),
+            generation: deployment.metadata.generation,
+            observed_generation: status.and_then(|s| s.observed_generation),
+            spec_replicas: spec.and_then(|s| s.replicas),
+            // The API server omits zero counts; absent means 0.
+            replicas: status.and_then(|s| s.replicas).unwrap_or(0),
+            updated_replicas: status.and_then(|s| s.updated_replicas).unwrap_or(0),
+            ready_replicas: status.and_then(|s| s.ready_replicas).unwrap_or(0),
+            available_replicas: status.and_then(|s| s.available_replicas).unwrap_or(0),
+            progressing: find(conditions, "Progressing"),
+            replica_failure: find(conditions, "ReplicaFailure").filter(|c| c.status == "True"),
+            image,
+        }
+    }
+}
+
+fn find(conditions: &[DeploymentCondition], type_: &str) -> Option<ObservedCondition> {
+    conditions
+        .iter()
+        .find(|c| c.type_ == type_)
+        .map(|c| ObservedCondition {
+            status: c.status.clone(),
+            reason: c.reason.clone().unwrap_or_default(),
+            message: c.message.clone().unwrap_or_default(),
+        })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    const YAML: &str = r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: private-ai, namespace: trussium, generation: 3}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: x}}
+  template:
+    spec:
+      containers:
+        - {name: sidecar, image: "busybox:1"}
+        - {name: runtime, image: "ghcr.io/trussiumhq/trussium:v1.22.0"}
+status:
+  observedGeneration: 2
+  replicas: 3
+  updatedReplicas: 1
+  readyReplicas: 2
+  conditions:
+    - {type: Available, status: "True", reason: MinimumReplicasAvailable}
+    - {type: Progressing, status: "False", reason: ProgressDeadlineExceeded, message: "ReplicaSet x has timed out progressing."}
+    - {type: ReplicaFailure, status: "True", reason: FailedCreate, message: "exceeded quota"}
+"#;
+
+    #[test]
+    fn reads_what_status_needs() {
+        let d: Deployment = serde_yaml::from_str(YAML).unwrap();
+        let o = ObservedDeployment::from(&d);
+        assert_eq!(o.name, "private-ai");
+        assert_eq!(o.generation, Some(3));
+        assert_eq!(o.observed_generation, Some(2));
+        assert_eq!(o.spec_replicas, Some(2));
+        assert_eq!(
+            (
+                o.replicas,
+                o.updated_replicas,
+                o.ready_replicas,
+                o.available_replicas
+            ),
+            (3, 1, 2, 0)
+        );
+        assert_eq!(
+            o.image.as_deref(),
+            Some("ghcr.io/trussiumhq/trussium:v1.22.0")
+        );
+        assert!(o.generation_pending());
+        assert!(o.progress_deadline_exceeded());
+        assert_eq!(o.replica_failure.unwrap().message, "exceeded quota");
+    }
+
+    #[test]
+    fn empty_deployment_reads_as_zeroes() {
+        let o = ObservedDeployment::from(&Deployment::default());
+        assert_eq!(o, ObservedDeployment::default());
+        assert!(!o.generation_pending());
+    }
+
+    #[test]
+    fn replica_failure_false_is_ignored_and_missing_observed_generation_is_pending() {
+        let mut d: Deployment = serde_yaml::from_str(YAML).unwrap();
+        let status = d.status.as_mut().unwrap();
+        status.observed_generation = None;
+        for c in status.conditions.as_mut().unwrap() {
+            c.status = "False".into();
+        }
+        let o = ObservedDeployment::from(&d);
+        assert!(o.replica_failure.is_none());
+        assert!(o.generation_pending());
+    }
+}
