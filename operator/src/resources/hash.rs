@@ -33,26 +33,18 @@ where
     K: k8s_openapi::Resource + Resource + Serialize + Clone,
 {
     let mut unstamped = obj.clone();
-    remove_annotation(unstamped.meta_mut().annotations.as_mut());
-    if unstamped
-        .meta()
-        .annotations
-        .as_ref()
-        .is_some_and(BTreeMap::is_empty)
-    {
-        unstamped.meta_mut().annotations = None;
+    let annotations = &mut unstamped.meta_mut().annotations;
+    if let Some(map) = annotations.as_mut() {
+        map.remove(APPLIED_HASH_ANNOTATION);
+        if map.is_empty() {
+            *annotations = None;
+        }
     }
     let bytes = serde_json::to_vec(&unstamped).map_err(|source| BuildError::Hash {
         kind: K::KIND,
         source,
     })?;
     Ok(short_sha256(&bytes))
-}
-
-fn remove_annotation(annotations: Option<&mut BTreeMap<String, String>>) {
-    if let Some(a) = annotations {
-        a.remove(APPLIED_HASH_ANNOTATION);
-    }
 }
 
 /// Sets the applied-hash annotation to `hash`.
