@@ -72,9 +72,10 @@ use crate::status::TrussiumRuntimeStatus;
         json_path = ".metadata.creationTimestamp"
     )
 )]
+// A CPU limit alone is enough: Kubernetes copies it into the request.
 #[x_kube(validation = Rule::new(
-    "!has(self.autoscaling) || !self.autoscaling.enabled || (has(self.resources) && has(self.resources.requests) && 'cpu' in self.resources.requests)"
-).message("autoscaling.enabled requires resources.requests.cpu: the HPA scales on CPU utilization relative to the request"))]
+    "!has(self.autoscaling) || !self.autoscaling.enabled || (has(self.resources) && ((has(self.resources.requests) && 'cpu' in self.resources.requests) || (has(self.resources.limits) && 'cpu' in self.resources.limits)))"
+).message("autoscaling.enabled requires resources.requests.cpu (or resources.limits.cpu, which becomes the request): the HPA scales on CPU utilization relative to the request"))]
 #[serde(rename_all = "camelCase")]
 pub struct TrussiumRuntimeSpec {
     /// The released Trussium runtime container image.
@@ -110,7 +111,8 @@ pub struct TrussiumRuntimeSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub autoscaling: Option<AutoscalingSpec>,
 
-    /// Compute resources of the runtime container.
+    /// Compute resources of the runtime container. Autoscaling needs a CPU
+    /// request (or a CPU limit, which Kubernetes copies into the request).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<ResourceRequirements>,
 
