@@ -7,6 +7,7 @@
 //! and publishes.
 
 pub mod config;
+pub mod controller;
 pub mod events;
 pub mod references;
 pub mod resources;

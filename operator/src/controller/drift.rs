@@ -1,0 +1,181 @@
+//! Whether an observed object already carries everything the operator wants.
+//!
+//! Server-side apply of an unchanged object is a no-op in etcd but still a write
+//! request; comparing first keeps a steady-state reconcile free of writes.
+//! Two checks together decide:
+//! - the applied-hash annotation: the desired object is what was last applied
+//!   (this also notices fields the operator stopped setting, which apply removes);
+//! - containment: every field the operator sets still has its value (drift made
+//!   by someone else is reverted). Fields the server or others add are ignored.
+
+use serde_json::Value;
+
+use crate::resources::APPLIED_HASH_ANNOTATION;
+
+/// True when `observed` needs no apply to match `desired` (both as JSON).
+pub fn up_to_date(desired: &Value, observed: &Value) -> bool {
+    let hash = |v: &Value| {
+        v.pointer(&format!(
+            "/metadata/annotations/{}",
+            APPLIED_HASH_ANNOTATION.replace('/', "~1")
+        ))
+        .cloned()
+    };
+    hash(desired).is_some() && hash(desired) == hash(observed) && contains(desired, observed, false)
+}
+
+/// Does `observed` contain every field of `desired` with an equal value?
+/// Lists must match element by element. Under `resources`, quantities compare by
+/// value, because the API server canonicalises them (`1000m` is stored as `1`).
+fn contains(desired: &Value, observed: &Value, in_resources: bool) -> bool {
+    match (desired, observed) {
+        (Value::Object(want), Value::Object(have)) => want.iter().all(|(key, w)| {
+            let nested = in_resources || key == "resources";
+            match have.get(key) {
+                Some(h) => contains(w, h, nested),
+                // An explicit null asks for absence.
+                None => w.is_null(),
+            }
+        }),
+        (Value::Array(want), Value::Array(have)) => {
+            want.len() == have.len()
+                && want
+                    .iter()
+                    .zip(have)
+                    .all(|(w, h)| contains(w, h, in_resources))
+        }
+        (Value::String(w), Value::String(h)) if in_resources && w != h => {
+            matches!((quantity(w), quantity(h)), (Some(a), Some(b)) if (a - b).abs() <= f64::EPSILON * a.abs().max(1.0))
+        }
+        (Value::Number(w), Value::Number(h)) => w.as_f64() == h.as_f64(),
+        (w, h) => w == h,
+    }
+}
+
+/// The value of a Kubernetes quantity such as `250m`, `1.5`, `1Gi` or `2e3`.
+fn quantity(s: &str) -> Option<f64> {
+    const SUFFIXES: [(&str, f64); 13] = [
+        ("Ki", 1024.0),
+        ("Mi", 1_048_576.0),
+        ("Gi", 1_073_741_824.0),
+        ("Ti", 1_099_511_627_776.0),
+        ("Pi", 1_125_899_906_842_624.0),
+        ("Ei", 1_152_921_504_606_846_976.0),
+        ("n", 1e-9),
+        ("u", 1e-6),
+        ("m", 1e-3),
+        ("k", 1e3),
+        ("M", 1e6),
+        ("G", 1e9),
+        ("T", 1e12),
+    ];
+    let (number, factor) = SUFFIXES
+        .iter()
+        .find_map(|(suffix, factor)| s.strip_suffix(suffix).map(|n| (n, *factor)))
+        .or_else(|| s.strip_suffix('P').map(|n| (n, 1e15)))
+        .or_else(|| {
+            s.strip_suffix('E')
+                .filter(|n| !n.is_empty())
+                .map(|n| (n, 1e18))
+        })
+        .unwrap_or((s, 1.0));
+    number.parse::<f64>().ok().map(|n| n * factor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn with_hash(mut v: Value, hash: &str) -> Value {
+        v["metadata"]["annotations"][APPLIED_HASH_ANNOTATION] = json!(hash);
+        v
+    }
+
+    #[test]
+    fn extra_fields_on_the_server_are_fine() {
+        let desired = with_hash(
+            json!({"metadata": {"name": "a"}, "spec": {"replicas": 2}}),
+            "h1",
+        );
+        let observed = with_hash(
+            json!({"metadata": {"name": "a", "uid": "u", "resourceVersion": "7"},
+                   "spec": {"replicas": 2, "revisionHistoryLimit": 10}, "status": {}}),
+            "h1",
+        );
+        assert!(up_to_date(&desired, &observed));
+    }
+
+    #[test]
+    fn drifted_value_needs_apply() {
+        let desired = with_hash(json!({"spec": {"replicas": 2}}), "h1");
+        let observed = with_hash(json!({"spec": {"replicas": 5}}), "h1");
+        assert!(!up_to_date(&desired, &observed));
+    }
+
+    #[test]
+    fn missing_field_needs_apply() {
+        let desired = with_hash(json!({"metadata": {"labels": {"a": "b"}}}), "h1");
+        let observed = with_hash(json!({"metadata": {"labels": {}}}), "h1");
+        assert!(!up_to_date(&desired, &observed));
+    }
+
+    #[test]
+    fn changed_hash_needs_apply() {
+        let desired = with_hash(json!({"spec": {"replicas": 2}}), "h2");
+        let observed = with_hash(json!({"spec": {"replicas": 2}}), "h1");
+        assert!(!up_to_date(&desired, &observed));
+    }
+
+    #[test]
+    fn no_hash_never_counts_as_up_to_date() {
+        let desired = json!({"spec": {"replicas": 2}});
+        assert!(!up_to_date(&desired, &desired));
+    }
+
+    #[test]
+    fn lists_compare_element_by_element() {
+        let desired = with_hash(json!({"ports": [{"port": 1}, {"port": 2}]}), "h");
+        let shorter = with_hash(json!({"ports": [{"port": 1}]}), "h");
+        let reordered = with_hash(json!({"ports": [{"port": 2}, {"port": 1}]}), "h");
+        let defaulted = with_hash(
+            json!({"ports": [{"port": 1, "protocol": "TCP"}, {"port": 2, "protocol": "TCP"}]}),
+            "h",
+        );
+        assert!(!up_to_date(&desired, &shorter));
+        assert!(!up_to_date(&desired, &reordered));
+        assert!(up_to_date(&desired, &defaulted));
+    }
+
+    #[test]
+    fn quantities_compare_by_value_under_resources() {
+        let desired = with_hash(
+            json!({"resources": {"requests": {"cpu": "1000m", "memory": "1024Mi"}}}),
+            "h",
+        );
+        let canonical = with_hash(
+            json!({"resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}),
+            "h",
+        );
+        let different = with_hash(
+            json!({"resources": {"requests": {"cpu": "2", "memory": "1Gi"}}}),
+            "h",
+        );
+        assert!(up_to_date(&desired, &canonical));
+        assert!(!up_to_date(&desired, &different));
+        // Outside resources, strings are strings.
+        let label = with_hash(json!({"labels": {"v": "1000m"}}), "h");
+        let label_canonical = with_hash(json!({"labels": {"v": "1"}}), "h");
+        assert!(!up_to_date(&label, &label_canonical));
+    }
+
+    #[test]
+    fn quantity_parsing() {
+        assert_eq!(quantity("250m"), Some(0.25));
+        assert_eq!(quantity("1.5"), Some(1.5));
+        assert_eq!(quantity("1Gi"), Some(1_073_741_824.0));
+        assert_eq!(quantity("2k"), Some(2000.0));
+        assert_eq!(quantity("2e3"), Some(2000.0));
+        assert_eq!(quantity("abc"), None);
+    }
+}

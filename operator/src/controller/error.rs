@@ -1,0 +1,28 @@
+//! Errors of the reconciler, and short messages for status and Events.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum Error {
+    #[error("reading {what}: {source}")]
+    Read {
+        what: String,
+        #[source]
+        source: kube::Error,
+    },
+    #[error("writing status: {0}")]
+    WriteStatus(#[source] kube::Error),
+    #[error("runtime has no namespace")]
+    NoNamespace,
+}
+
+/// A one-line, human message for a Kubernetes client error: the API server's
+/// own message when there is one (it names the object and the problem).
+pub fn one_line(err: &kube::Error) -> String {
+    match err {
+        kube::Error::Api(status) if !status.message.is_empty() => {
+            format!("{} ({})", status.message, status.code)
+        }
+        other => other.to_string(),
+    }
+}
