@@ -1,0 +1,25 @@
+# Source this file (bash) to use the local test cluster from a script or a shell:
+#   source tests/cluster/env.sh
+# It sets TRUSSIUM_ROOT, TRUSSIUM_BIN (the cached control-plane binaries, first
+# on PATH so that kubectl 1.36 wins over the machine's), TRUSSIUM_CLUSTER_DIR,
+# KUBECONFIG (the admin kubeconfig) and the ports. Every value can be overridden
+# from the environment, e.g. to run a second cluster beside the first.
+
+TRUSSIUM_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TRUSSIUM_CACHE=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
+TRUSSIUM_BIN=$TRUSSIUM_CACHE/bin
+TRUSSIUM_CLUSTER_DIR=${TRUSSIUM_CLUSTER_DIR:-$TRUSSIUM_ROOT/.cluster}
+TRUSSIUM_KUBECONFIG=${TRUSSIUM_KUBECONFIG:-$TRUSSIUM_CLUSTER_DIR/admin.kubeconfig}
+# Fixed, non-standard ports below the ephemeral range (32768+), loopback only.
+TRUSSIUM_APISERVER_PORT=${TRUSSIUM_APISERVER_PORT:-26443}
+TRUSSIUM_ETCD_PORT=${TRUSSIUM_ETCD_PORT:-22379}
+TRUSSIUM_ETCD_PEER_PORT=${TRUSSIUM_ETCD_PEER_PORT:-22380}
+
+case "$PATH:" in
+  "$TRUSSIUM_BIN:"*) ;;
+  *) PATH=$TRUSSIUM_BIN:$PATH ;;
+esac
+KUBECONFIG=$TRUSSIUM_KUBECONFIG
+
+export TRUSSIUM_ROOT TRUSSIUM_CACHE TRUSSIUM_BIN TRUSSIUM_CLUSTER_DIR TRUSSIUM_KUBECONFIG \
+  TRUSSIUM_APISERVER_PORT TRUSSIUM_ETCD_PORT TRUSSIUM_ETCD_PEER_PORT PATH KUBECONFIG
