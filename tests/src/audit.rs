@@ -14,9 +14,10 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 use serde::Deserialize;
 
+use crate::cluster::env_path;
 use crate::{Error, admin_client, cluster_dir, wait_for};
 
-/// Overrides the audit log path (default `.cluster/audit.log`).
+/// Overrides the audit log path (default `<cluster dir>/audit.log`).
 pub const AUDIT_LOG_ENV: &str = "TRUSSIUM_AUDIT_LOG";
 
 /// The verbs that change something.
@@ -109,10 +110,7 @@ impl AuditEvent {
 impl Audit {
     /// Opens `.cluster/audit.log` (or `$TRUSSIUM_AUDIT_LOG`).
     pub fn open() -> Result<Audit, Error> {
-        let path = match std::env::var_os(AUDIT_LOG_ENV) {
-            Some(path) if !path.is_empty() => PathBuf::from(path),
-            _ => cluster_dir().join("audit.log"),
-        };
+        let path = env_path(AUDIT_LOG_ENV).unwrap_or_else(|| cluster_dir().join("audit.log"));
         std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
         Ok(Audit { path })
     }

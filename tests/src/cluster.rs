@@ -11,8 +11,12 @@ use crate::Error;
 
 /// Set by `make test`: cluster tests must fail, never skip, when the cluster is unreachable.
 pub const UNDER_MAKE_TEST_ENV: &str = "TRUSSIUM_CLUSTER";
-/// Overrides the admin kubeconfig path (default `.cluster/admin.kubeconfig`).
+/// Overrides the admin kubeconfig path (default `<cluster dir>/admin.kubeconfig`).
 pub const KUBECONFIG_ENV: &str = "TRUSSIUM_KUBECONFIG";
+/// Overrides the cluster directory (default `.cluster/`), as `tests/cluster/env.sh` does.
+pub const CLUSTER_DIR_ENV: &str = "TRUSSIUM_CLUSTER_DIR";
+/// Overrides the directory of the cached control-plane binaries, as `tests/cluster/env.sh` does.
+pub const BIN_DIR_ENV: &str = "TRUSSIUM_BIN";
 
 /// The checkout's top directory (the workspace root).
 pub fn repo_root() -> PathBuf {
@@ -24,17 +28,37 @@ pub fn repo_root() -> PathBuf {
         .unwrap_or(manifest_dir)
 }
 
-/// `.cluster/`: kubeconfigs, PKI, logs and the audit log of the local cluster.
+/// `.cluster/` (or `$TRUSSIUM_CLUSTER_DIR`): kubeconfigs, PKI, logs and the
+/// audit log of the local cluster.
 pub fn cluster_dir() -> PathBuf {
-    repo_root().join(".cluster")
+    env_path(CLUSTER_DIR_ENV).unwrap_or_else(|| repo_root().join(".cluster"))
+}
+
+/// The cached control-plane binaries (`tests/cluster/build.sh`), kubectl 1.36 among them.
+pub fn control_plane_bin_dir() -> PathBuf {
+    env_path(BIN_DIR_ENV).unwrap_or_else(|| {
+        let cache = env_path("XDG_CACHE_HOME")
+            .or_else(|| env_path("HOME").map(|home| home.join(".cache")))
+            .unwrap_or_else(|| PathBuf::from(".cache"));
+        cache.join("trussium").join("bin")
+    })
+}
+
+/// The kubectl built with the control plane (the machine's may be older).
+pub fn kubectl_path() -> PathBuf {
+    control_plane_bin_dir().join("kubectl")
 }
 
 /// The admin kubeconfig written by `make cluster-up`.
 pub fn admin_kubeconfig_path() -> PathBuf {
-    match std::env::var_os(KUBECONFIG_ENV) {
-        Some(path) if !path.is_empty() => PathBuf::from(path),
-        _ => cluster_dir().join("admin.kubeconfig"),
-    }
+    env_path(KUBECONFIG_ENV).unwrap_or_else(|| cluster_dir().join("admin.kubeconfig"))
+}
+
+/// A non-empty environment variable as a path.
+pub(crate) fn env_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|value| !value.is_empty())
+        .map(PathBuf::from)
 }
 
 /// The parsed admin kubeconfig.

@@ -17,8 +17,9 @@ pub use audit::{
     WRITE_VERBS,
 };
 pub use cluster::{
-    KUBECONFIG_ENV, UNDER_MAKE_TEST_ENV, admin_client, admin_config, admin_kubeconfig,
-    admin_kubeconfig_path, cluster_dir, repo_root, require_cluster,
+    BIN_DIR_ENV, CLUSTER_DIR_ENV, KUBECONFIG_ENV, UNDER_MAKE_TEST_ENV, admin_client, admin_config,
+    admin_kubeconfig, admin_kubeconfig_path, cluster_dir, control_plane_bin_dir, kubectl_path,
+    repo_root, require_cluster,
 };
 pub use error::Error;
 pub use namespace::{TEST_NAMESPACE_LABEL, TestNamespace};
