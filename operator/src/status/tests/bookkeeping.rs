@@ -1,0 +1,216 @@
+//! Transition times, generations, the endpoint, semantic equality and
+//! restarts.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+
+use super::*;
+
+fn time(status: &TrussiumRuntimeStatus, type_: &str) -> i64 {
+    condition(status, type_).last_transition_time.0.as_second()
+}
+
+fn times(status: &TrussiumRuntimeStatus) -> Vec<i64> {
+    condition_type::ALL
+        .iter()
+        .map(|t| time(status, t))
+        .collect()
+}
+
+#[test]
+fn transition_times_move_only_when_status_flips() {
+    let mut w = World::new();
+    let t0 = w.clock;
+    w.provision(); // reconciles at t0, t0+10, t0+20
+    let s = w.status().clone();
+    //              ConfigValid Progressing Available Ready    Degraded Upgrading
+    assert_eq!(times(&s), [t0, t0 + 20, t0 + 20, t0 + 20, t0, t0]);
+
+    // t0+30: a Secret goes missing. Progressing changes reason only.
+    w.references = missing(&[SECRET]);
+    let s = w.reconcile().status;
+    assert_eq!(times(&s), [t0 + 30, t0 + 20, t0 + 20, t0 + 30, t0 + 30, t0]);
+    assert_eq!(condition(&s, "Progressing").reason, "ConfigurationInvalid");
+
+    // t0+40: another message; t0+50: another reason. No flip, no new time.
+    w.references = missing(&["ghcr-credentials", SECRET]);
+    let s = w.reconcile().status;
+    assert_eq!(times(&s), [t0 + 30, t0 + 20, t0 + 20, t0 + 30, t0 + 30, t0]);
+    w.references = ReferenceCheck::Failed {
+        message: "forbidden".into(),
+    };
+    let s = w.reconcile().status;
+    assert_eq!(
+        condition(&s, "ConfigurationValid").reason,
+        "ReferenceCheckFailed"
+    );
+    assert_eq!(times(&s), [t0 + 30, t0 + 20, t0 + 20, t0 + 30, t0 + 30, t0]);
+
+    // t0+60: resolved.
+    w.references = resolved();
+    let s = w.reconcile().status;
+    assert_eq!(times(&s), [t0 + 60, t0 + 20, t0 + 20, t0 + 60, t0 + 60, t0]);
+    assert_conditions(&s, HEALTHY);
+
+    // t0+70: an upgrade flips Upgrading and Progressing; t0+80 completes it.
+    w.set_tag("v1.23.0");
+    w.apply();
+    let s = w.reconcile().status;
+    assert_eq!(
+        times(&s),
+        [t0 + 60, t0 + 70, t0 + 20, t0 + 70, t0 + 60, t0 + 70]
+    );
+    w.rolled_out();
+    let s = w.reconcile().status;
+    assert_eq!(
+        times(&s),
+        [t0 + 60, t0 + 80, t0 + 20, t0 + 80, t0 + 60, t0 + 80]
+    );
+    assert_eq!(condition(&s, "Upgrading").reason, "UpgradeComplete");
+}
+
+#[test]
+fn a_new_generation_is_stamped_on_every_condition() {
+    let mut w = World::new();
+    w.provision();
+    let before = w.status().clone();
+    w.bump(); // e.g. a podMetadata change that leaves the Deployment alone
+    let s = w.reconcile();
+    assert_eq!(s.status.observed_generation, Some(2));
+    assert!(
+        s.status
+            .conditions
+            .iter()
+            .all(|c| c.observed_generation == Some(2))
+    );
+    assert_eq!(times(&s.status), times(&before));
+    assert!(
+        !semantically_equal(&before, &s.status),
+        "the new generation must be written"
+    );
+    assert_events(&s.events, &[]);
+}
+
+#[test]
+fn endpoint_uses_the_cluster_domain_and_service_port() {
+    let mut w = World::new();
+    w.config.cluster_domain = "corp.internal.".into();
+    w.rt.spec.service.port = 8080;
+    let s = w.reconcile();
+    assert_eq!(
+        s.status.endpoint.as_deref(),
+        Some("http://private-ai.trussium.svc.corp.internal:8080")
+    );
+
+    let mut w = World::new();
+    w.rt.metadata.namespace = None;
+    let status = project(&w.input(None, w.clock));
+    assert_eq!(status.endpoint, None);
+}
+
+#[test]
+fn previous_status_without_all_conditions() {
+    // A status written by something older: one condition, out of order.
+    let mut w = World::new();
+    w.provision();
+    let mut old = w.status().clone();
+    old.conditions.retain(|c| c.type_ == "Ready");
+    w.rt.status = Some(old);
+    let s = w.reconcile();
+    assert_eq!(s.status.conditions.len(), 6);
+    assert_events(&s.events, &[]);
+}
+
+#[test]
+fn no_stored_status_and_an_empty_one_diff_alike() {
+    let mut w = World::new();
+    w.apply();
+    let status = project(&w.input(None, w.clock));
+    let empty = TrussiumRuntimeStatus::default();
+    assert_eq!(
+        transitions(None, &status),
+        transitions(Some(&empty), &status)
+    );
+    assert_events(&transitions(None, &status), &["Normal/RuntimeProgressing"]);
+}
+
+#[test]
+fn restart_mid_upgrade_repeats_nothing() {
+    let mut w = World::new();
+    w.provision();
+    w.set_tag("v1.23.0");
+    w.apply();
+    w.reconcile();
+    w.rolling([2, 1, 1, 1]);
+    w.reconcile();
+
+    // A new operator process reads the stored status back from the API.
+    let stored: TrussiumRuntimeStatus =
+        serde_json::from_str(&serde_json::to_string(w.status()).unwrap()).unwrap();
+    w.rt.status = Some(stored.clone());
+    w.clock += 86_400;
+    let s = w.reconcile();
+    assert!(semantically_equal(&stored, &s.status));
+    assert_events(&s.events, &[]);
+}
+
+fn healthy_status() -> TrussiumRuntimeStatus {
+    let mut w = World::new();
+    w.provision();
+    w.status().clone()
+}
+
+#[test]
+fn semantic_equality() {
+    let a = healthy_status();
+    assert!(semantically_equal(&a, &a.clone()));
+
+    let mut reordered = a.clone();
+    reordered.conditions.reverse();
+    assert!(
+        semantically_equal(&a, &reordered),
+        "conditions are a map keyed by type"
+    );
+
+    let mut subsecond = a.clone();
+    let t = &mut subsecond.conditions[0].last_transition_time;
+    *t = Time(Timestamp::new(t.0.as_second(), 500_000_000).unwrap());
+    assert!(
+        semantically_equal(&a, &subsecond),
+        "metav1.Time keeps whole seconds"
+    );
+
+    let mut moved = a.clone();
+    let t = &mut moved.conditions[0].last_transition_time;
+    *t = Time(Timestamp::from_second(t.0.as_second() + 1).unwrap());
+    assert!(
+        !semantically_equal(&a, &moved),
+        "a transition time is part of the status"
+    );
+
+    let changes: Vec<fn(&mut TrussiumRuntimeStatus)> = vec![
+        |s| s.observed_generation = Some(9),
+        |s| s.desired_replicas = Some(9),
+        |s| s.ready_replicas = Some(9),
+        |s| s.available_replicas = Some(9),
+        |s| s.desired_image = Some("x:1".into()),
+        |s| s.current_image = None,
+        |s| s.last_successful_image = None,
+        |s| s.endpoint = None,
+        |s| s.conditions[3].message.push('!'),
+        |s| s.conditions[3].reason = "RuntimeNotReady".into(),
+        |s| s.conditions[3].status = "False".into(),
+        |s| s.conditions[3].observed_generation = Some(9),
+        |s| {
+            s.conditions.pop();
+        },
+        // Same length, a type twice and one missing.
+        |s| s.conditions[5] = s.conditions[4].clone(),
+    ];
+    for (i, change) in changes.into_iter().enumerate() {
+        let mut b = a.clone();
+        change(&mut b);
+        assert!(!semantically_equal(&a, &b), "change {i}");
+        assert!(!semantically_equal(&b, &a), "change {i}, reversed");
+    }
+}

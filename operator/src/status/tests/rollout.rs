@@ -1,0 +1,483 @@
+//! First rollout, scaling, replica failures, autoscaling.
+
+use super::*;
+
+#[test]
+fn first_rollout_to_ready() {
+    let mut w = World::new();
+
+    // Nothing applied yet.
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "True/DeploymentProgressing",
+            "False/RuntimeUnavailable",
+            "False/RuntimeNotReady",
+            "False/AsExpected",
+            "False/NoUpgrade",
+        ],
+    );
+    assert_events(&s.events, &["Normal/RuntimeProgressing"]);
+    assert_eq!(s.status.desired_replicas, Some(1));
+    assert_eq!(s.status.ready_replicas, None);
+    assert_eq!(s.status.available_replicas, None);
+    assert_eq!(s.status.current_image, None);
+    assert_eq!(s.status.desired_image, Some(image("v1.22.0")));
+    assert_eq!(s.status.last_successful_image, None);
+    assert_eq!(
+        s.status.endpoint.as_deref(),
+        Some("http://private-ai.trussium.svc.cluster.local:9000")
+    );
+
+    // Created; its controller has not looked at it yet.
+    w.apply();
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "True/DeploymentGenerationPending",
+            "False/RuntimeUnavailable",
+            "False/RuntimeNotReady",
+            "False/AsExpected",
+            "False/NoUpgrade",
+        ],
+    );
+    assert_events(&s.events, &[]);
+    assert_eq!(s.status.ready_replicas, Some(0));
+    assert_eq!(s.status.current_image, Some(image("v1.22.0")));
+
+    // A pod is starting.
+    w.rolling([1, 1, 0, 0]);
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "True/DeploymentProgressing",
+            "False/RuntimeUnavailable",
+            "False/RuntimeNotReady",
+            "False/AsExpected",
+            "False/NoUpgrade",
+        ],
+    );
+    assert_events(&s.events, &[]);
+    assert_eq!(
+        s.status.last_successful_image, None,
+        "set only by a completed rollout"
+    );
+
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_conditions(&s.status, HEALTHY);
+    assert_events(&s.events, &["Normal/RuntimeReady"]);
+    assert_eq!(s.status.ready_replicas, Some(1));
+    assert_eq!(s.status.available_replicas, Some(1));
+    assert_eq!(s.status.last_successful_image, Some(image("v1.22.0")));
+    assert_eq!(
+        condition(&s.status, "Ready").message,
+        "All requested runtime replicas are ready and available."
+    );
+    assert_eq!(
+        kinds(&w.log),
+        ["Normal/RuntimeProgressing", "Normal/RuntimeReady"]
+    );
+}
+
+#[test]
+fn first_reconcile_usually_sees_the_freshly_applied_deployment() {
+    let mut w = World::new();
+    w.apply();
+    let s = w.reconcile();
+    assert_eq!(
+        condition(&s.status, "Progressing").reason,
+        "DeploymentGenerationPending"
+    );
+    assert_events(&s.events, &["Normal/RuntimeProgressing"]);
+}
+
+#[test]
+fn scale_up_to_zero_and_back() {
+    let mut w = World::new();
+    w.provision();
+    w.log.clear();
+
+    // 1 → 2
+    w.scale(2);
+    w.apply();
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "True/DeploymentGenerationPending",
+            "True/RuntimeAvailable",
+            "False/RuntimeNotReady",
+            "False/AsExpected",
+            "False/NoUpgrade",
+        ],
+    );
+    assert_events(&s.events, &["Normal/RuntimeProgressing"]);
+    assert_eq!(s.status.desired_replicas, Some(2));
+    w.rolling([2, 2, 1, 1]);
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "True/DeploymentProgressing",
+            "True/RuntimeAvailable",
+            "False/RuntimeNotReady",
+            "False/AsExpected",
+            "False/NoUpgrade",
+        ],
+    );
+    assert_events(&s.events, &[]);
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_conditions(&s.status, HEALTHY);
+    assert_events(&s.events, &["Normal/RuntimeReady"]);
+    assert_eq!(s.status.ready_replicas, Some(2));
+
+    // 2 → 0
+    w.scale(0);
+    w.apply();
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "True/DeploymentGenerationPending",
+            "True/RuntimeAvailable",
+            "False/RuntimeNotReady",
+            "False/AsExpected",
+            "False/NoUpgrade",
+        ],
+    );
+    assert_events(&s.events, &["Normal/RuntimeProgressing"]);
+    w.rolling([1, 1, 1, 1]);
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "True/DeploymentProgressing",
+            "True/RuntimeAvailable",
+            "False/RuntimeNotReady",
+            "False/AsExpected",
+            "False/NoUpgrade",
+        ],
+    );
+    assert_eq!(
+        condition(&s.status, "Ready").message,
+        "Scaling down to zero: 1 replica remaining."
+    );
+    assert_events(&s.events, &[]);
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "False/ScaledToZero",
+            "False/ScaledToZero",
+            "True/ScaledToZero",
+            "False/AsExpected",
+            "False/NoUpgrade",
+        ],
+    );
+    assert_events(&s.events, &["Normal/RuntimeScaledToZero"]);
+    assert_eq!(
+        (
+            s.status.desired_replicas,
+            s.status.ready_replicas,
+            s.status.available_replicas
+        ),
+        (Some(0), Some(0), Some(0))
+    );
+
+    // 0 → 1
+    w.scale(1);
+    w.apply();
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "True/DeploymentGenerationPending",
+            "False/RuntimeUnavailable",
+            "False/RuntimeNotReady",
+            "False/AsExpected",
+            "False/NoUpgrade",
+        ],
+    );
+    assert_events(&s.events, &["Normal/RuntimeProgressing"]);
+    w.rolling([1, 1, 0, 0]);
+    let s = w.reconcile();
+    assert_events(&s.events, &[]);
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_conditions(&s.status, HEALTHY);
+    assert_events(&s.events, &["Normal/RuntimeReady"]);
+
+    // Scaling never touches the upgrade lifecycle.
+    assert_eq!(s.status.last_successful_image, Some(image("v1.22.0")));
+    assert!(w.log.iter().all(|e| !e.reason.contains("Upgrade")));
+}
+
+#[test]
+fn scaled_to_zero_from_the_start() {
+    let mut w = World::new();
+    w.rt.spec.replicas = 0;
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "True/DeploymentProgressing",
+            "False/ScaledToZero",
+            "False/RuntimeNotReady",
+            "False/AsExpected",
+            "False/NoUpgrade",
+        ],
+    );
+    w.apply();
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "False/ScaledToZero",
+            "False/ScaledToZero",
+            "True/ScaledToZero",
+            "False/AsExpected",
+            "False/NoUpgrade",
+        ],
+    );
+    assert_events(&s.events, &["Normal/RuntimeScaledToZero"]);
+    assert_eq!(
+        s.status.last_successful_image,
+        Some(image("v1.22.0")),
+        "a zero-replica rollout completes, as Kubernetes says"
+    );
+}
+
+#[test]
+fn ready_holds_while_surplus_replicas_drain() {
+    let mut w = World::new();
+    w.provision();
+    w.scale(2);
+    w.apply();
+    w.rolled_out();
+    w.reconcile();
+    // 2 → 1: the controller observed the change, one pod still terminating.
+    w.scale(1);
+    w.apply();
+    w.rolling([2, 2, 2, 2]);
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "True/DeploymentProgressing",
+            "True/RuntimeAvailable",
+            "True/RuntimeReady",
+            "False/AsExpected",
+            "False/NoUpgrade",
+        ],
+    );
+    assert_events(&s.events, &["Normal/RuntimeProgressing"]);
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_conditions(&s.status, HEALTHY);
+    assert_events(&s.events, &[]);
+}
+
+#[test]
+fn replica_failure_degrades_without_touching_progressing() {
+    let mut w = World::new();
+    w.provision();
+    w.log.clear();
+    w.scale(3);
+    w.apply();
+    w.reconcile();
+    w.rolling([2, 2, 2, 2]);
+    w.deployment.as_mut().unwrap().replica_failure =
+        Some("pods \"private-ai-x\" is forbidden: exceeded quota");
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "True/DeploymentProgressing",
+            "True/RuntimeAvailable",
+            "False/RuntimeNotReady",
+            "True/ReplicaFailure",
+            "False/NoUpgrade",
+        ],
+    );
+    assert_events(&s.events, &["Warning/RuntimeDegraded"]);
+    assert!(
+        condition(&s.status, "Degraded")
+            .message
+            .contains("exceeded quota")
+    );
+    let degraded = s.events[0].clone();
+    assert!(
+        degraded.note.contains("exceeded quota"),
+        "{}",
+        degraded.note
+    );
+    assert_eq!(degraded.action, "Rollout");
+
+    // A spec change while the quota is still exhausted: the failure stays
+    // reported through the pending generation, no false recovery.
+    w.scale(4);
+    w.apply();
+    let s = w.reconcile();
+    assert_eq!(condition(&s.status, "Degraded").reason, "ReplicaFailure");
+    assert_events(&s.events, &[]);
+
+    // Quota raised.
+    w.deployment.as_mut().unwrap().replica_failure = None;
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_conditions(&s.status, HEALTHY);
+    assert_events(
+        &s.events,
+        &["Normal/RuntimeRecovered", "Normal/RuntimeReady"],
+    );
+    assert_eq!(
+        kinds(&w.log),
+        [
+            "Normal/RuntimeProgressing",
+            "Warning/RuntimeDegraded",
+            "Normal/RuntimeRecovered",
+            "Normal/RuntimeReady"
+        ]
+    );
+}
+
+#[test]
+fn replica_failure_on_a_complete_rollout_keeps_progressing_complete() {
+    let mut w = World::new();
+    w.provision();
+    w.deployment.as_mut().unwrap().replica_failure = Some("admission webhook denied the pod");
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "False/ReconciliationComplete",
+            "True/RuntimeAvailable",
+            "True/RuntimeReady",
+            "True/ReplicaFailure",
+            "False/NoUpgrade",
+        ],
+    );
+    assert_events(&s.events, &["Warning/RuntimeDegraded"]);
+}
+
+const AUTOSCALED: &str = r#"
+apiVersion: runtime.trussium.io/v1alpha1
+kind: TrussiumRuntime
+metadata: {name: private-ai, namespace: trussium, generation: 1}
+spec:
+  image: {repository: ghcr.io/trussiumhq/trussium, tag: v1.22.0}
+  replicas: 1
+  provider: {type: ollama, model: llama3.2}
+  resources: {requests: {cpu: 250m}}
+  autoscaling: {enabled: true, minReplicas: 2, maxReplicas: 5}
+"#;
+
+/// The HPA sets the Deployment's spec.replicas (a new Deployment generation,
+/// not a new runtime generation).
+fn hpa_scales(w: &mut World, replicas: i32) {
+    let d = w.deployment.as_mut().unwrap();
+    d.spec_replicas = replicas;
+    d.generation += 1;
+}
+
+#[test]
+fn autoscaling_follows_the_hpa() {
+    let mut w = World::from_yaml(AUTOSCALED);
+    w.references = ReferenceCheck::Resolved {
+        versions: BTreeMap::new(),
+    };
+    // Before a Deployment exists: spec.replicas.
+    let s = w.reconcile();
+    assert_eq!(s.status.desired_replicas, Some(1));
+    assert_eq!(
+        condition(&s.status, "ConfigurationValid").message,
+        "No Secrets are referenced."
+    );
+    w.apply();
+    w.rolled_out();
+    w.reconcile();
+
+    hpa_scales(&mut w, 3);
+    let s = w.reconcile();
+    assert_eq!(s.status.desired_replicas, Some(3));
+    assert_eq!(condition(&s.status, "Ready").reason, "RuntimeNotReady");
+    assert_events(&s.events, &["Normal/RuntimeProgressing"]);
+    w.rolling([3, 3, 2, 2]);
+    let s = w.reconcile();
+    assert_eq!(condition(&s.status, "Ready").reason, "RuntimeNotReady");
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_conditions(&s.status, HEALTHY);
+    assert_eq!(s.status.ready_replicas, Some(3));
+    assert_events(&s.events, &["Normal/RuntimeReady"]);
+
+    // spec.replicas is ignored while the HPA owns the count.
+    w.scale(7);
+    w.apply();
+    let s = w.reconcile();
+    assert_eq!(s.status.desired_replicas, Some(3));
+    assert_conditions(&s.status, HEALTHY);
+    assert_events(&s.events, &[]);
+
+    // Autoscaling off: spec.replicas again.
+    w.rt.spec.autoscaling.as_mut().unwrap().enabled = false;
+    w.scale(2);
+    w.apply();
+    let s = w.reconcile();
+    assert_eq!(s.status.desired_replicas, Some(2));
+    assert_eq!(
+        condition(&s.status, "Progressing").reason,
+        "DeploymentGenerationPending"
+    );
+}
+
+#[test]
+fn a_deleted_deployment_is_progressing_again() {
+    let mut w = World::new();
+    w.provision();
+    w.deployment = None;
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "True/DeploymentProgressing",
+            "False/RuntimeUnavailable",
+            "False/RuntimeNotReady",
+            "False/AsExpected",
+            "False/NoUpgrade",
+        ],
+    );
+    assert_events(&s.events, &["Normal/RuntimeProgressing"]);
+    assert_eq!(
+        (s.status.current_image.as_deref(), s.status.ready_replicas),
+        (None, None)
+    );
+    assert_eq!(s.status.last_successful_image, Some(image("v1.22.0")));
+    w.apply();
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_conditions(&s.status, HEALTHY);
+    assert_events(&s.events, &["Normal/RuntimeReady"]);
+}
