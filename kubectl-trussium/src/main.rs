@@ -1,1 +1,5 @@
-fn main() {}
+//! `kubectl-trussium`: the kubectl plugin for Trussium runtimes.
+
+fn main() -> std::process::ExitCode {
+    kubectl_trussium::main()
+}

@@ -1,0 +1,104 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kubectl_trussium_global_optspecs
+    string join \n kubeconfig= context= n/namespace= A/all-namespaces color= h/help V/version
+end
+
+function __fish_kubectl_trussium_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kubectl_trussium_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kubectl_trussium_using_subcommand
+    set -l cmd (__fish_kubectl_trussium_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s h -l help -d 'Print help'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s V -l version -d 'Print version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "status" -d 'Show one runtime in detail, or list the runtimes of a namespace'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "upgrade" -d 'Change the runtime image to a new tag or digest, and optionally wait for the rollout'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "scale" -d 'Set the number of runtime replicas (0 scales the runtime down)'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "events" -d 'Show the runtime\'s Events, oldest first'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -s o -l output -d 'Print machine-readable output instead of the view' -r -f -a "json\t''
+yaml\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -s w -l watch -d 'Keep watching and redraw when something changes'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -s h -l help -d 'Print help'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -s V -l version -d 'Print version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l tag -d 'New image tag (replaces a digest)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l digest -d 'New image digest, sha256:<64 hex> (replaces a tag)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l timeout -d 'How long --wait waits, e.g. 90s, 5m, 1h30m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l wait -d 'Follow the rollout until the operator reports the upgrade complete or failed'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s h -l help -d 'Print help'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s V -l version -d 'Print version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l replicas -d 'The new replica count, 0 or more' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l force -d 'Set spec.replicas even while autoscaling owns the replica count'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s h -l help -d 'Print help'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s V -l version -d 'Print version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s o -l output -d 'Print machine-readable output instead of the table' -r -f -a "json\t''
+yaml\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s w -l watch -d 'Keep watching and print new Events as they happen'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s h -l help -d 'Print help'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s V -l version -d 'Print version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -s V -l version -d 'Print version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade scale events completion help" -f -a "status" -d 'Show one runtime in detail, or list the runtimes of a namespace'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade scale events completion help" -f -a "upgrade" -d 'Change the runtime image to a new tag or digest, and optionally wait for the rollout'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade scale events completion help" -f -a "scale" -d 'Set the number of runtime replicas (0 scales the runtime down)'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade scale events completion help" -f -a "events" -d 'Show the runtime\'s Events, oldest first'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade scale events completion help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade scale events completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

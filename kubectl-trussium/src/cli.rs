@@ -1,0 +1,488 @@
+//! The command line: standard kubectl flags after the plugin name, one
+//! subcommand per command file, and flag values checked before any request.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use trussium_api::image::{check_digest, check_tag};
+
+use crate::output::ColorChoice;
+
+/// Exit codes, as printed at the end of `--help`.
+pub const EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  success
+  1  error: the cluster could not be reached, the CRD is not installed, the
+     runtime was not found, the request was forbidden, …
+  2  invalid command line (bad flag value, invalid tag or digest, …)
+  3  upgrade --wait: the operator reported UpgradeFailed
+  4  upgrade --wait: timed out before the upgrade completed
+  5  scale: refused because autoscaling owns the replica count (see --force)";
+
+/// Look at and steer Trussium runtimes.
+#[derive(Parser, Debug)]
+#[command(
+    name = "kubectl-trussium",
+    version,
+    about = "Look at and steer Trussium runtimes (TrussiumRuntime objects)",
+    after_help = EXIT_CODES_HELP,
+    propagate_version = true,
+    subcommand_required = true,
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    #[command(flatten, next_help_heading = "Global options")]
+    pub global: GlobalFlags,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// kubectl's standard flags, accepted anywhere after the plugin name.
+#[derive(Args, Debug, Clone, Default, PartialEq, Eq)]
+pub struct GlobalFlags {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)
+    #[arg(long, global = true, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// The kubeconfig context to use
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+
+    /// Namespace of the runtime (default: the context's namespace)
+    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// List runtimes across all namespaces
+    #[arg(short = 'A', long, global = true)]
+    pub all_namespaces: bool,
+
+    /// When to use colours (auto: only on a terminal, and never with NO_COLOR set)
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Show one runtime in detail, or list the runtimes of a namespace
+    #[command(
+        after_help = "Examples:\n  kubectl trussium status\n  kubectl trussium status -A\n  kubectl trussium status private-ai -n ai\n  kubectl trussium status private-ai --watch\n  kubectl trussium status -o json | jq '.items[].status'"
+    )]
+    Status(StatusArgs),
+
+    /// Change the runtime image to a new tag or digest, and optionally wait for the rollout
+    #[command(
+        after_help = "Only spec.image changes: --digest removes the tag and --tag removes the digest.\n\nExamples:\n  kubectl trussium upgrade private-ai --tag v1.23.0\n  kubectl trussium upgrade private-ai --digest sha256:<64 hex> --wait --timeout 10m\n\nExit codes with --wait:\n  0  the operator reported Upgrading=UpgradeComplete for the new image\n  3  the operator reported Upgrading=UpgradeFailed\n  4  --timeout elapsed before either"
+    )]
+    Upgrade(UpgradeArgs),
+
+    /// Set the number of runtime replicas (0 scales the runtime down)
+    #[command(
+        after_help = "While spec.autoscaling.enabled is true the HorizontalPodAutoscaler owns the\nreplica count: scale refuses (exit code 5) and says what to do instead;\n--force sets spec.replicas anyway, to take effect once autoscaling is disabled.\n\nExamples:\n  kubectl trussium scale private-ai --replicas 3\n  kubectl trussium scale private-ai --replicas 0"
+    )]
+    Scale(ScaleArgs),
+
+    /// Show the runtime's Events, oldest first
+    #[command(
+        after_help = "Examples:\n  kubectl trussium events private-ai\n  kubectl trussium events private-ai --watch"
+    )]
+    Events(EventsArgs),
+
+    /// Print a shell completion script
+    #[command(after_help = COMPLETION_HELP)]
+    Completion(CompletionArgs),
+}
+
+const COMPLETION_HELP: &str = "\
+`kubectl trussium <TAB>` (kubectl 1.26 or later) needs an executable named
+kubectl_complete-trussium on PATH; `completion kubectl` prints it:
+
+  kubectl trussium completion kubectl > ~/.local/bin/kubectl_complete-trussium
+  chmod +x ~/.local/bin/kubectl_complete-trussium
+
+It completes subcommands, flags, and runtime, namespace and context names.
+The bash, zsh, fish and powershell scripts complete the kubectl-trussium
+binary itself:
+
+  source <(kubectl-trussium completion bash)";
+
+#[derive(Args, Debug)]
+pub struct StatusArgs {
+    /// The runtime to show; without it, list the runtimes
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Keep watching and redraw when something changes
+    #[arg(short = 'w', long)]
+    pub watch: bool,
+
+    /// Print machine-readable output instead of the view
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+}
+
+#[derive(Args, Debug)]
+#[command(group(ArgGroup::new("image").required(true).args(["tag", "digest"])))]
+pub struct UpgradeArgs {
+    /// The runtime to upgrade
+    #[arg(value_name = "NAME")]
+    pub name: String,
+
+    /// New image tag (replaces a digest)
+    #[arg(long, value_name = "TAG", value_parser = parse_tag)]
+    pub tag: Option<String>,
+
+    /// New image digest, sha256:<64 hex> (replaces a tag)
+    #[arg(long, value_name = "DIGEST", value_parser = parse_digest)]
+    pub digest: Option<String>,
+
+    /// Follow the rollout until the operator reports the upgrade complete or failed
+    #[arg(long)]
+    pub wait: bool,
+
+    /// How long --wait waits, e.g. 90s, 5m, 1h30m
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration, requires = "wait")]
+    pub timeout: Duration,
+}
+
+impl UpgradeArgs {
+    /// The requested change as an image selector.
+    pub fn target(&self) -> ImageTarget {
+        match (&self.tag, &self.digest) {
+            (_, Some(digest)) => ImageTarget::Digest(digest.clone()),
+            (Some(tag), None) => ImageTarget::Tag(tag.clone()),
+            // The required ArgGroup makes this unreachable through clap.
+            (None, None) => ImageTarget::Tag(String::new()),
+        }
+    }
+}
+
+/// A new tag or a new digest, never both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImageTarget {
+    Tag(String),
+    Digest(String),
+}
+
+#[derive(Args, Debug)]
+pub struct ScaleArgs {
+    /// The runtime to scale
+    #[arg(value_name = "NAME")]
+    pub name: String,
+
+    /// The new replica count, 0 or more
+    #[arg(long, value_name = "N", value_parser = parse_replicas, allow_negative_numbers = true)]
+    pub replicas: i32,
+
+    /// Set spec.replicas even while autoscaling owns the replica count
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct EventsArgs {
+    /// The runtime whose Events to show
+    #[arg(value_name = "NAME")]
+    pub name: String,
+
+    /// Keep watching and print new Events as they happen
+    #[arg(short = 'w', long)]
+    pub watch: bool,
+
+    /// Print machine-readable output instead of the table
+    #[arg(
+        short = 'o',
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        conflicts_with = "watch"
+    )]
+    pub output: Option<OutputFormat>,
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionArgs {
+    /// The shell, or `kubectl` for kubectl's plugin completion helper
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: CompletionShell,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionShell {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+    /// The kubectl_complete-trussium helper for `kubectl trussium <TAB>`
+    Kubectl,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    Json,
+    Yaml,
+}
+
+/// The clap command, as used for help and for generating completions.
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// Parses `args` (argv, program name first), printing `display_name` in help.
+pub fn parse(display_name: &str, args: Vec<OsString>) -> Result<Cli, clap::Error> {
+    let mut cmd = command()
+        .bin_name(display_name.to_string())
+        .display_name(display_name.to_string());
+    let matches = cmd.try_get_matches_from_mut(args)?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
+}
+
+/// `kubectl trussium` when run as a kubectl plugin (argv[0] keeps the
+/// `kubectl-trussium` file name, also through krew's symlink), the file name
+/// otherwise.
+pub fn display_name(argv0: Option<&OsStr>) -> String {
+    let file = argv0
+        .map(Path::new)
+        .and_then(Path::file_name)
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "kubectl-trussium".to_string());
+    let file = file.strip_suffix(".exe").unwrap_or(&file).to_string();
+    match file.strip_prefix("kubectl-") {
+        // kubectl maps `kubectl foo-bar` to kubectl-foo_bar.
+        Some(plugin) => format!("kubectl {}", plugin.replace('-', " ").replace('_', "-")),
+        None => file,
+    }
+}
+
+fn parse_tag(value: &str) -> Result<String, String> {
+    check_tag(value).map_err(|e| e.to_string())?;
+    Ok(value.to_string())
+}
+
+fn parse_digest(value: &str) -> Result<String, String> {
+    check_digest(value).map_err(|e| e.to_string())?;
+    Ok(value.to_string())
+}
+
+fn parse_replicas(value: &str) -> Result<i32, String> {
+    let n: i64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("{value:?} is not a whole number"))?;
+    if n < 0 {
+        return Err(format!(
+            "replicas must be 0 or more (got {n}); use 0 to scale the runtime down"
+        ));
+    }
+    i32::try_from(n).map_err(|_| format!("{n} replicas is more than the API allows"))
+}
+
+/// Parses a duration like `90s`, `5m`, `1h30m`, `500ms`; a bare number is seconds.
+pub fn parse_duration(value: &str) -> Result<Duration, String> {
+    let bad =
+        || format!("invalid duration {value:?}: use a number with a unit, e.g. 90s, 5m, 1h30m");
+    let text = value.trim();
+    if text.is_empty() {
+        return Err(bad());
+    }
+    if let Ok(secs) = text.parse::<u64>() {
+        return Ok(Duration::from_secs(secs));
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .ok_or_else(bad)?;
+        if digits == 0 {
+            return Err(bad());
+        }
+        let number: f64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let seconds_per_unit = match &rest[..unit_len] {
+            "ms" => 0.001,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return Err(bad()),
+        };
+        rest = &rest[unit_len..];
+        total += Duration::from_secs_f64(number * seconds_per_unit);
+    }
+    Ok(total)
+}
+
+/// Formats a duration the way people write it: `5m`, `1h30m`, `45s`.
+pub fn format_duration(d: Duration) -> String {
+    let secs = d.as_secs();
+    if secs == 0 {
+        return format!("{}ms", d.as_millis());
+    }
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    let mut out = String::new();
+    if h > 0 {
+        out.push_str(&format!("{h}h"));
+    }
+    if m > 0 {
+        out.push_str(&format!("{m}m"));
+    }
+    if s > 0 {
+        out.push_str(&format!("{s}s"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DIGEST: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    fn try_parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        let mut argv = vec![OsString::from("kubectl-trussium")];
+        argv.extend(args.iter().map(OsString::from));
+        parse("kubectl trussium", argv)
+    }
+
+    #[test]
+    fn display_name_from_argv0() {
+        let name = |s: &str| display_name(Some(OsStr::new(s)));
+        assert_eq!(name("/usr/local/bin/kubectl-trussium"), "kubectl trussium");
+        assert_eq!(
+            name("/home/me/.krew/bin/kubectl-trussium"),
+            "kubectl trussium"
+        );
+        assert_eq!(name("kubectl-trussium.exe"), "kubectl trussium");
+        assert_eq!(name("./target/debug/trussium-dev"), "trussium-dev");
+        assert_eq!(display_name(None), "kubectl trussium");
+    }
+
+    #[test]
+    fn help_uses_the_display_name_and_lists_exit_codes() {
+        let Err(e) = try_parse(&["--help"]) else {
+            panic!("--help must stop parsing");
+        };
+        let help = e.render().to_string();
+        assert!(help.contains("Usage: kubectl trussium"), "{help}");
+        assert!(help.contains("Exit codes:"), "{help}");
+        assert!(help.contains("3  upgrade --wait: the operator reported UpgradeFailed"));
+    }
+
+    #[test]
+    fn global_flags_after_the_subcommand() {
+        let cli = try_parse(&[
+            "status",
+            "rt",
+            "-n",
+            "ai",
+            "--context",
+            "c",
+            "--kubeconfig",
+            "/k",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(cli.global.namespace.as_deref(), Some("ai"));
+        assert_eq!(cli.global.context.as_deref(), Some("c"));
+        assert_eq!(cli.global.kubeconfig, Some(PathBuf::from("/k")));
+        let cli = try_parse(&["-A", "status"]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(cli.global.all_namespaces);
+    }
+
+    #[test]
+    fn upgrade_needs_exactly_one_of_tag_and_digest() {
+        assert!(try_parse(&["upgrade", "rt"]).is_err());
+        assert!(try_parse(&["upgrade", "rt", "--tag", "v1", "--digest", DIGEST]).is_err());
+        let cli =
+            try_parse(&["upgrade", "rt", "--digest", DIGEST]).unwrap_or_else(|e| panic!("{e}"));
+        let Command::Upgrade(args) = cli.command else {
+            panic!("not upgrade");
+        };
+        assert_eq!(args.target(), ImageTarget::Digest(DIGEST.into()));
+        assert_eq!(args.timeout, Duration::from_secs(300));
+    }
+
+    #[test]
+    fn invalid_tag_and_digest_are_usage_errors() {
+        for args in [
+            &["upgrade", "rt", "--tag", "-bad"][..],
+            &["upgrade", "rt", "--tag", "v1/2"][..],
+            &["upgrade", "rt", "--digest", "sha256:abc"][..],
+            &["upgrade", "rt", "--digest", "v1.2"][..],
+        ] {
+            let err = try_parse(args)
+                .err()
+                .unwrap_or_else(|| panic!("{args:?} accepted"));
+            assert_eq!(err.exit_code(), 2, "{args:?}");
+        }
+        let err = try_parse(&["upgrade", "rt", "--digest", "sha256:abc"])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("64 lowercase hexadecimal"), "{err}");
+    }
+
+    #[test]
+    fn timeout_requires_wait() {
+        assert!(try_parse(&["upgrade", "rt", "--tag", "v1", "--timeout", "1m"]).is_err());
+        assert!(try_parse(&["upgrade", "rt", "--tag", "v1", "--wait", "--timeout", "1m"]).is_ok());
+        assert!(
+            try_parse(&[
+                "upgrade",
+                "rt",
+                "--tag",
+                "v1",
+                "--wait",
+                "--timeout",
+                "soon"
+            ])
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn replicas_zero_allowed_negative_refused() {
+        let cli = try_parse(&["scale", "rt", "--replicas", "0"]).unwrap_or_else(|e| panic!("{e}"));
+        let Command::Scale(args) = cli.command else {
+            panic!("not scale");
+        };
+        assert_eq!(args.replicas, 0);
+        let err = try_parse(&["scale", "rt", "--replicas", "-1"])
+            .err()
+            .unwrap_or_else(|| panic!("-1 accepted"));
+        assert_eq!(err.exit_code(), 2);
+        assert!(
+            err.to_string().contains("replicas must be 0 or more"),
+            "{err}"
+        );
+        assert!(try_parse(&["scale", "rt", "--replicas", "two"]).is_err());
+        assert!(try_parse(&["scale", "rt"]).is_err());
+    }
+
+    #[test]
+    fn durations() {
+        let ok = |s: &str| parse_duration(s).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(ok("90s"), Duration::from_secs(90));
+        assert_eq!(ok("5m"), Duration::from_secs(300));
+        assert_eq!(ok("1h30m"), Duration::from_secs(5400));
+        assert_eq!(ok("2m30s"), Duration::from_secs(150));
+        assert_eq!(ok("500ms"), Duration::from_millis(500));
+        assert_eq!(ok("1.5s"), Duration::from_millis(1500));
+        assert_eq!(ok("42"), Duration::from_secs(42));
+        for bad in ["", "m", "5x", "s5", "-5s", "5 m"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+        assert_eq!(format_duration(Duration::from_secs(300)), "5m");
+        assert_eq!(format_duration(Duration::from_secs(5430)), "1h30m30s");
+        assert_eq!(format_duration(Duration::from_millis(250)), "250ms");
+    }
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        command().debug_assert();
+    }
+}

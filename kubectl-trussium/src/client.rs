@@ -1,0 +1,137 @@
+//! The Kubernetes client, built the way kubectl would from `--kubeconfig`,
+//! `--context`, `-n` and `KUBECONFIG`.
+
+use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
+use kube::{Api, Client, Config};
+use trussium_api::TrussiumRuntime;
+
+use crate::cli::GlobalFlags;
+use crate::error::{Error, Request, Result, classify};
+
+/// A connected client and where to point it.
+#[derive(Clone)]
+pub struct Target {
+    pub client: Client,
+    /// `-n`, else the context's namespace, else `default`.
+    pub namespace: String,
+    pub all_namespaces: bool,
+    /// The API server URL, for error messages.
+    pub server: String,
+}
+
+impl Target {
+    /// TrussiumRuntimes in the target namespace.
+    pub fn runtimes(&self) -> Api<TrussiumRuntime> {
+        Api::namespaced(self.client.clone(), &self.namespace)
+    }
+
+    /// TrussiumRuntimes in the namespace, or in all of them with `-A`.
+    pub fn runtimes_in_scope(&self) -> Api<TrussiumRuntime> {
+        if self.all_namespaces {
+            Api::all(self.client.clone())
+        } else {
+            self.runtimes()
+        }
+    }
+
+    /// The namespace for messages, `None` with `-A`.
+    pub fn scope(&self) -> Option<&str> {
+        (!self.all_namespaces).then_some(self.namespace.as_str())
+    }
+
+    /// Maps a failed request to the error people read.
+    pub fn fail(&self, request: Request, err: kube::Error) -> Error {
+        classify(err, &request, &self.server)
+    }
+
+    /// The error for a failed watch.
+    pub fn fail_watch(&self, request: Request, err: kube::runtime::watcher::Error) -> Error {
+        use kube::runtime::watcher::Error as W;
+        match err {
+            W::InitialListFailed(e) | W::WatchStartFailed(e) | W::WatchFailed(e) => {
+                self.fail(request, e)
+            }
+            W::WatchError(status) => self.fail(request, kube::Error::Api(status)),
+            W::NoResourceVersion => Error::Api {
+                request,
+                code: 0,
+                message: "the server sent no resourceVersion".to_string(),
+            },
+        }
+    }
+}
+
+/// Whether a watch error is worth giving up on (rather than letting the
+/// watcher retry): credentials, permissions, or a missing resource.
+pub fn watch_error_is_fatal(err: &kube::runtime::watcher::Error) -> bool {
+    use kube::runtime::watcher::Error as W;
+    let status = match err {
+        W::InitialListFailed(kube::Error::Api(s))
+        | W::WatchStartFailed(kube::Error::Api(s))
+        | W::WatchFailed(kube::Error::Api(s)) => s.code,
+        W::WatchError(s) => s.code,
+        _ => return false,
+    };
+    matches!(status, 401 | 403 | 404)
+}
+
+/// Connects as kubectl would.
+pub async fn connect(flags: &GlobalFlags) -> Result<Target> {
+    let config = load_config(flags).await?;
+    let server = config.cluster_url.to_string();
+    let server = server.trim_end_matches('/').to_string();
+    let namespace = flags
+        .namespace
+        .clone()
+        .unwrap_or_else(|| config.default_namespace.clone());
+    let client = Client::try_from(config)
+        .map_err(|e| Error::Config(format!("cannot set up a client for {server}: {e}")))?;
+    Ok(Target {
+        client,
+        namespace,
+        all_namespaces: flags.all_namespaces,
+        server,
+    })
+}
+
+async fn load_config(flags: &GlobalFlags) -> Result<Config> {
+    let options = KubeConfigOptions {
+        context: flags.context.clone(),
+        cluster: None,
+        user: None,
+    };
+    let kubeconfig = match &flags.kubeconfig {
+        Some(path) => Kubeconfig::read_from(path).map_err(|e| config_error(e, flags))?,
+        None => match Kubeconfig::read() {
+            Ok(kubeconfig) => kubeconfig,
+            // No kubeconfig at all: inside a pod, use its ServiceAccount.
+            Err(KubeconfigError::FindPath | KubeconfigError::ReadConfig(..))
+                if flags.context.is_none() && std::env::var_os("KUBECONFIG").is_none() =>
+            {
+                return Config::incluster().map_err(|_| {
+                    Error::Config(
+                        "no kubeconfig found: set KUBECONFIG, pass --kubeconfig, or create ~/.kube/config"
+                            .to_string(),
+                    )
+                });
+            }
+            Err(e) => return Err(config_error(e, flags)),
+        },
+    };
+    Config::from_custom_kubeconfig(kubeconfig, &options)
+        .await
+        .map_err(|e| config_error(e, flags))
+}
+
+fn config_error(err: KubeconfigError, flags: &GlobalFlags) -> Error {
+    let message = match (&err, &flags.context) {
+        (KubeconfigError::LoadContext(_), Some(context)) => {
+            format!("context {context:?} not found in the kubeconfig")
+        }
+        (KubeconfigError::CurrentContextNotSet, None) => {
+            "the kubeconfig has no current-context: pass --context".to_string()
+        }
+        _ => format!("cannot load the kubeconfig: {err}"),
+    };
+    Error::Config(message)
+}

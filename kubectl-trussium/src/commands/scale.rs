@@ -1,0 +1,158 @@
+//! `kubectl trussium scale NAME --replicas N [--force]`: sets spec.replicas,
+//! and says so clearly when autoscaling owns the replica count.
+
+use kube::api::{Patch, PatchParams};
+use serde_json::json;
+use trussium_api::TrussiumRuntime;
+
+use crate::cli::ScaleArgs;
+use crate::client::Target;
+use crate::error::{Error, RUNTIMES, Request, Result};
+use crate::output::{self, Palette};
+
+/// What `scale` will do, decided from the runtime as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// Patch spec.replicas from `from`.
+    Patch { from: i32 },
+    /// spec.replicas already has the value.
+    Unchanged,
+    /// Autoscaling owns the count and --force was not given.
+    Refuse { min: i32, max: Option<i32> },
+    /// Autoscaling owns the count; set spec.replicas anyway for later.
+    Forced {
+        from: i32,
+        min: i32,
+        max: Option<i32>,
+    },
+}
+
+pub fn plan(rt: &TrussiumRuntime, replicas: i32, force: bool) -> Plan {
+    let from = rt.spec.replicas;
+    match rt.spec.autoscaling.as_ref().filter(|a| a.enabled) {
+        Some(a) if !force => Plan::Refuse {
+            min: a.min_replicas,
+            max: a.max_replicas,
+        },
+        Some(a) => Plan::Forced {
+            from,
+            min: a.min_replicas,
+            max: a.max_replicas,
+        },
+        None if from == replicas => Plan::Unchanged,
+        None => Plan::Patch { from },
+    }
+}
+
+pub async fn run(target: &Target, args: &ScaleArgs, palette: Palette) -> Result<()> {
+    let name = &args.name;
+    let request = |verb| {
+        Request::new(verb, RUNTIMES)
+            .namespace(Some(&target.namespace))
+            .name(name)
+    };
+    let api = target.runtimes();
+    let rt = api
+        .get(name)
+        .await
+        .map_err(|e| target.fail(request("get"), e))?;
+    let n = args.replicas;
+    let message = match plan(&rt, n, args.force) {
+        Plan::Refuse { min, max } => {
+            return Err(Error::AutoscalingOwnsReplicas {
+                name: name.clone(),
+                namespace: target.namespace.clone(),
+                min,
+                max,
+                requested: n,
+            });
+        }
+        Plan::Unchanged => format!("{name}: spec.replicas is already {n}; nothing changed"),
+        Plan::Patch { from } => {
+            patch(target, name, n).await?;
+            let mut text = format!(
+                "{name} scaled: spec.replicas {from} → {}",
+                palette.bold(&n.to_string())
+            );
+            if n == 0 {
+                text.push_str(" (scaling down: Ready=True/ScaledToZero once no replica runs)");
+            }
+            text
+        }
+        Plan::Forced { from, min, max } => {
+            patch(target, name, n).await?;
+            let range = max.map_or(format!("{min} or more"), |max| format!("{min}–{max}"));
+            format!(
+                "{name}: spec.replicas {from} → {n}, {}",
+                palette.warn(&format!(
+                    "but autoscaling is enabled: the HorizontalPodAutoscaler keeps owning the replica count ({range}); spec.replicas takes effect once spec.autoscaling.enabled is false"
+                ))
+            )
+        }
+    };
+    output::println(&message)
+}
+
+async fn patch(target: &Target, name: &str, replicas: i32) -> Result<()> {
+    target
+        .runtimes()
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": replicas}})),
+        )
+        .await
+        .map_err(|e| {
+            let request = Request::new("patch", RUNTIMES)
+                .namespace(Some(&target.namespace))
+                .name(name);
+            target.fail(request, e)
+        })?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use trussium_api::AutoscalingSpec;
+
+    fn rt(replicas: i32, autoscaling: Option<bool>) -> TrussiumRuntime {
+        let mut rt: TrussiumRuntime = serde_json::from_value(json!({
+            "apiVersion": "runtime.trussium.io/v1alpha1", "kind": "TrussiumRuntime",
+            "metadata": {"name": "rt"},
+            "spec": {"image": {"repository": "r", "tag": "v1"}, "replicas": replicas,
+                     "provider": {"type": "ollama", "model": "m"}}
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        rt.spec.autoscaling = autoscaling.map(|enabled| AutoscalingSpec {
+            enabled,
+            min_replicas: 2,
+            max_replicas: Some(10),
+            target_cpu_utilization_percentage: 80,
+        });
+        rt
+    }
+
+    #[test]
+    fn plans() {
+        assert_eq!(plan(&rt(1, None), 3, false), Plan::Patch { from: 1 });
+        assert_eq!(plan(&rt(1, None), 0, false), Plan::Patch { from: 1 });
+        assert_eq!(plan(&rt(3, None), 3, false), Plan::Unchanged);
+        assert_eq!(plan(&rt(3, Some(false)), 4, false), Plan::Patch { from: 3 });
+        assert_eq!(
+            plan(&rt(1, Some(true)), 4, false),
+            Plan::Refuse {
+                min: 2,
+                max: Some(10)
+            }
+        );
+        assert_eq!(
+            plan(&rt(1, Some(true)), 4, true),
+            Plan::Forced {
+                from: 1,
+                min: 2,
+                max: Some(10)
+            }
+        );
+    }
+}

@@ -1,0 +1,473 @@
+//! Errors people read: one clear line (plus an optional hint), and the exit
+//! code that scripts read.
+
+use std::fmt;
+use std::time::Duration;
+
+use kube::core::Status;
+
+use crate::cli::format_duration;
+
+/// Exit codes of `kubectl trussium` (also in `--help`).
+pub mod exit {
+    pub const OK: u8 = 0;
+    /// Anything the cluster or the environment refused.
+    pub const ERROR: u8 = 1;
+    /// Invalid command line (clap uses 2 as well).
+    pub const USAGE: u8 = 2;
+    /// `upgrade --wait`: the operator reported `UpgradeFailed`.
+    pub const UPGRADE_FAILED: u8 = 3;
+    /// `upgrade --wait`: `--timeout` elapsed first.
+    pub const TIMEOUT: u8 = 4;
+    /// `scale`: autoscaling owns the replica count and `--force` was not given.
+    pub const REFUSED: u8 = 5;
+}
+
+/// Where to get the CRD when it is missing.
+pub const CRD_INSTALL_HINT: &str = "install it with `kubectl apply --server-side -f crds/` from the trussium-operator repository, \
+or from a release: `kubectl apply --server-side -f https://github.com/trussiumhq/trussium-operator/releases/latest/download/crds.yaml`";
+
+/// The resource names used in messages.
+pub const RUNTIMES: &str = "trussiumruntimes.runtime.trussium.io";
+pub const EVENTS: &str = "events.events.k8s.io";
+
+/// What the plugin was doing when a request failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub verb: &'static str,
+    pub resource: &'static str,
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+}
+
+impl Request {
+    pub fn new(verb: &'static str, resource: &'static str) -> Self {
+        Request {
+            verb,
+            resource,
+            namespace: None,
+            name: None,
+        }
+    }
+
+    pub fn namespace(mut self, namespace: Option<&str>) -> Self {
+        self.namespace = namespace.map(str::to_string);
+        self
+    }
+
+    pub fn name(mut self, name: &str) -> Self {
+        self.name = Some(name.to_string());
+        self
+    }
+}
+
+#[derive(Debug)]
+pub enum Error {
+    /// A command-line problem found after parsing (e.g. a NAME with -A).
+    Usage(String),
+    /// No usable kubeconfig or context.
+    Config(String),
+    /// The TrussiumRuntime CRD is not installed.
+    CrdMissing,
+    /// The named runtime does not exist.
+    NotFound {
+        name: String,
+        namespace: String,
+    },
+    /// RBAC refused the request.
+    Forbidden {
+        request: Request,
+        user: Option<String>,
+    },
+    /// The API server did not accept the credentials.
+    Unauthorized {
+        server: String,
+    },
+    /// The API server could not be reached.
+    Unreachable {
+        server: String,
+        cause: String,
+    },
+    /// Any other answer from the API server.
+    Api {
+        request: Request,
+        code: u16,
+        message: String,
+    },
+    /// `upgrade --wait`: the operator reported UpgradeFailed.
+    UpgradeFailed {
+        name: String,
+        image: String,
+        message: String,
+    },
+    /// `upgrade --wait`: the timeout elapsed.
+    Timeout {
+        after: Duration,
+        waiting_for: String,
+        last: String,
+    },
+    /// `scale` while autoscaling owns the replica count.
+    AutoscalingOwnsReplicas {
+        name: String,
+        namespace: String,
+        min: i32,
+        max: Option<i32>,
+        requested: i32,
+    },
+    /// The runtime went away while we were watching it.
+    Deleted {
+        name: String,
+        namespace: String,
+    },
+    Io(std::io::Error),
+    /// stdout was closed (e.g. `| head`): stop quietly.
+    BrokenPipe,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_) => exit::USAGE,
+            Error::UpgradeFailed { .. } => exit::UPGRADE_FAILED,
+            Error::Timeout { .. } => exit::TIMEOUT,
+            Error::AutoscalingOwnsReplicas { .. } => exit::REFUSED,
+            Error::BrokenPipe => exit::OK,
+            Error::Config(_)
+            | Error::CrdMissing
+            | Error::NotFound { .. }
+            | Error::Forbidden { .. }
+            | Error::Unauthorized { .. }
+            | Error::Unreachable { .. }
+            | Error::Api { .. }
+            | Error::Deleted { .. }
+            | Error::Io(_) => exit::ERROR,
+        }
+    }
+
+    /// Further lines telling what to do, when there is something to say.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Error::CrdMissing => Some(CRD_INSTALL_HINT.to_string()),
+            Error::NotFound { namespace, .. } => Some(format!(
+                "list the runtimes with `kubectl trussium status -n {namespace}` or `kubectl trussium status -A`"
+            )),
+            Error::Forbidden { request, .. } => Some(format!(
+                "ask a cluster administrator for a Role that allows `{}` on {}",
+                request.verb, request.resource
+            )),
+            Error::Unreachable { .. } => Some(
+                "check that the cluster is running and that --context/--kubeconfig (or KUBECONFIG) select it"
+                    .to_string(),
+            ),
+            Error::Timeout { .. } => Some(
+                "the rollout may still finish: follow it with `kubectl trussium status NAME --watch`"
+                    .to_string(),
+            ),
+            Error::AutoscalingOwnsReplicas {
+                name, namespace, ..
+            } => Some(format!(
+                "change the autoscaling bounds instead:\n  kubectl patch trussiumruntime {name} -n {namespace} --type merge -p '{{\"spec\":{{\"autoscaling\":{{\"minReplicas\":N,\"maxReplicas\":M}}}}}}'\n\
+                 or disable autoscaling (spec.autoscaling.enabled: false) and scale again,\n\
+                 or pass --force to set spec.replicas now; it takes effect once autoscaling is disabled"
+            )),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Usage(m) | Error::Config(m) => f.write_str(m),
+            Error::CrdMissing => write!(
+                f,
+                "the TrussiumRuntime CRD ({RUNTIMES}) is not installed in this cluster"
+            ),
+            Error::NotFound { name, namespace } => write!(
+                f,
+                "TrussiumRuntime {name:?} not found in namespace {namespace:?}"
+            ),
+            Error::Forbidden { request, user } => {
+                let who = user.as_deref().unwrap_or("you");
+                write!(
+                    f,
+                    "forbidden: {who} may not {} {}",
+                    request.verb, request.resource
+                )?;
+                match &request.namespace {
+                    Some(ns) => write!(f, " in namespace {ns:?}"),
+                    None => write!(f, " at the cluster scope"),
+                }
+            }
+            Error::Unauthorized { server } => write!(
+                f,
+                "the API server at {server} rejected the credentials (401 Unauthorized): log in again or check the kubeconfig user"
+            ),
+            Error::Unreachable { server, cause } => {
+                write!(
+                    f,
+                    "cannot reach the Kubernetes API server at {server}: {cause}"
+                )
+            }
+            Error::Api {
+                request,
+                code,
+                message,
+            } => {
+                let target = match &request.name {
+                    Some(name) => format!("{} {name}", request.resource),
+                    None => request.resource.to_string(),
+                };
+                write!(f, "{} {target} failed ({code}): {message}", request.verb)
+            }
+            Error::UpgradeFailed {
+                name,
+                image,
+                message,
+            } => write!(f, "upgrade of {name} to {image} failed: {message}"),
+            Error::Timeout {
+                after,
+                waiting_for,
+                last,
+            } => write!(
+                f,
+                "timed out after {} waiting for {waiting_for} (last seen: {last})",
+                format_duration(*after)
+            ),
+            Error::AutoscalingOwnsReplicas {
+                name,
+                min,
+                max,
+                requested,
+                ..
+            } => {
+                let range = match max {
+                    Some(max) => format!("{min}–{max}"),
+                    None => format!("{min} or more"),
+                };
+                write!(
+                    f,
+                    "not scaling {name} to {requested}: autoscaling is enabled, so its HorizontalPodAutoscaler owns the replica count ({range})"
+                )
+            }
+            Error::Deleted { name, namespace } => {
+                write!(
+                    f,
+                    "TrussiumRuntime {name:?} in namespace {namespace:?} was deleted"
+                )
+            }
+            Error::Io(e) => write!(f, "{e}"),
+            Error::BrokenPipe => f.write_str("broken pipe"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Error::BrokenPipe
+        } else {
+            Error::Io(e)
+        }
+    }
+}
+
+/// Turns a failed request into the error a person should read.
+pub fn classify(err: kube::Error, request: &Request, server: &str) -> Error {
+    match err {
+        kube::Error::Api(status) => classify_status(&status, request, server),
+        kube::Error::Auth(e) => Error::Config(format!("cannot authenticate to {server}: {e}")),
+        other => Error::Unreachable {
+            server: server.to_string(),
+            cause: root_cause(&other),
+        },
+    }
+}
+
+/// The pure part of [`classify`]: an API server `Status` answer.
+pub fn classify_status(status: &Status, request: &Request, server: &str) -> Error {
+    let named = status.details.as_ref().is_some_and(|d| !d.name.is_empty());
+    match status.code {
+        401 => Error::Unauthorized {
+            server: server.to_string(),
+        },
+        403 => Error::Forbidden {
+            request: request.clone(),
+            user: user_in(&status.message),
+        },
+        // A named object that does not exist comes with details; a resource
+        // the server does not know (no CRD) is a bare 404.
+        404 if request.resource == RUNTIMES && !named => Error::CrdMissing,
+        404 if request.resource == RUNTIMES => Error::NotFound {
+            name: request.name.clone().unwrap_or_default(),
+            namespace: request.namespace.clone().unwrap_or_default(),
+        },
+        code => Error::Api {
+            request: request.clone(),
+            code,
+            message: status.message.clone(),
+        },
+    }
+}
+
+/// `User "system:serviceaccount:ns:sa" cannot …` → `system:serviceaccount:ns:sa`.
+fn user_in(message: &str) -> Option<String> {
+    let rest = message.split_once("User \"")?.1;
+    let user = rest.split_once('"')?.0;
+    (!user.is_empty()).then(|| user.to_string())
+}
+
+/// The innermost cause, which says what actually went wrong ("Connection
+/// refused"), without the layers of wrapping above it.
+fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = err;
+    while let Some(next) = current.source() {
+        current = next;
+    }
+    let text = current.to_string();
+    if text.is_empty() {
+        err.to_string()
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(json: &str) -> Status {
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn get(name: &str) -> Request {
+        Request::new("get", RUNTIMES)
+            .namespace(Some("ai"))
+            .name(name)
+    }
+
+    // Bodies as the API server (v1.36) sends them.
+    const NO_SUCH_RESOURCE: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}"#;
+    const NO_SUCH_RUNTIME: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"trussiumruntimes.runtime.trussium.io \"nope\" not found","reason":"NotFound","details":{"name":"nope","group":"runtime.trussium.io","kind":"trussiumruntimes"},"code":404}"#;
+    const FORBIDDEN: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"trussiumruntimes.runtime.trussium.io is forbidden: User \"system:serviceaccount:ai:nobody\" cannot list resource \"trussiumruntimes\" in API group \"runtime.trussium.io\" in the namespace \"ai\"","reason":"Forbidden","details":{"group":"runtime.trussium.io","kind":"trussiumruntimes"},"code":403}"#;
+
+    #[test]
+    fn bare_404_means_the_crd_is_missing() {
+        let e = classify_status(&status(NO_SUCH_RESOURCE), &get("rt"), "https://k");
+        assert!(matches!(e, Error::CrdMissing), "{e:?}");
+        assert_eq!(e.exit_code(), exit::ERROR);
+        assert!(e.to_string().contains("CRD"), "{e}");
+        let hint = e.hint().unwrap_or_default();
+        assert!(
+            hint.contains("kubectl apply --server-side -f crds/"),
+            "{hint}"
+        );
+    }
+
+    #[test]
+    fn named_404_means_the_runtime_is_missing() {
+        let e = classify_status(&status(NO_SUCH_RUNTIME), &get("nope"), "https://k");
+        assert_eq!(
+            e.to_string(),
+            "TrussiumRuntime \"nope\" not found in namespace \"ai\""
+        );
+    }
+
+    #[test]
+    fn a_404_on_events_is_not_about_the_crd() {
+        let req = Request::new("list", EVENTS).namespace(Some("ai"));
+        let e = classify_status(&status(NO_SUCH_RESOURCE), &req, "https://k");
+        assert!(matches!(e, Error::Api { code: 404, .. }), "{e:?}");
+    }
+
+    #[test]
+    fn forbidden_names_who_verb_and_resource() {
+        let req = Request::new("list", RUNTIMES).namespace(Some("ai"));
+        let e = classify_status(&status(FORBIDDEN), &req, "https://k");
+        assert_eq!(
+            e.to_string(),
+            "forbidden: system:serviceaccount:ai:nobody may not list trussiumruntimes.runtime.trussium.io in namespace \"ai\""
+        );
+        let all = Request::new("list", RUNTIMES);
+        let e = classify_status(
+            &status(r#"{"code":403,"message":"nope"}"#),
+            &all,
+            "https://k",
+        );
+        assert_eq!(
+            e.to_string(),
+            "forbidden: you may not list trussiumruntimes.runtime.trussium.io at the cluster scope"
+        );
+    }
+
+    #[test]
+    fn unauthorized_and_other_codes() {
+        let e = classify_status(&status(r#"{"code":401}"#), &get("rt"), "https://k:6443");
+        assert!(e.to_string().contains("https://k:6443"), "{e}");
+        let e = classify_status(
+            &status(r#"{"code":422,"message":"spec.image.tag: Invalid value"}"#),
+            &Request::new("patch", RUNTIMES).name("rt"),
+            "https://k",
+        );
+        assert_eq!(
+            e.to_string(),
+            "patch trussiumruntimes.runtime.trussium.io rt failed (422): spec.image.tag: Invalid value"
+        );
+    }
+
+    #[test]
+    fn exit_codes() {
+        let timeout = Error::Timeout {
+            after: Duration::from_secs(300),
+            waiting_for: "rt".into(),
+            last: "x".into(),
+        };
+        let failed = Error::UpgradeFailed {
+            name: "rt".into(),
+            image: "i".into(),
+            message: "m".into(),
+        };
+        let refused = Error::AutoscalingOwnsReplicas {
+            name: "rt".into(),
+            namespace: "ai".into(),
+            min: 2,
+            max: Some(10),
+            requested: 3,
+        };
+        assert_eq!(timeout.exit_code(), 4);
+        assert_eq!(failed.exit_code(), 3);
+        assert_eq!(refused.exit_code(), 5);
+        assert_eq!(Error::Usage("x".into()).exit_code(), 2);
+        assert_eq!(Error::CrdMissing.exit_code(), 1);
+        assert_eq!(Error::BrokenPipe.exit_code(), 0);
+        assert!(
+            timeout.to_string().starts_with("timed out after 5m "),
+            "{timeout}"
+        );
+        assert!(refused.to_string().contains("(2–10)"), "{refused}");
+        assert!(refused.hint().unwrap_or_default().contains("--force"));
+        let distinct = [
+            exit::OK,
+            exit::ERROR,
+            exit::USAGE,
+            exit::UPGRADE_FAILED,
+            exit::TIMEOUT,
+            exit::REFUSED,
+        ];
+        let mut sorted = distinct.to_vec();
+        sorted.dedup();
+        assert_eq!(sorted.len(), distinct.len());
+    }
+
+    #[test]
+    fn root_cause_skips_wrappers() {
+        let inner =
+            std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "Connection refused");
+        let outer = kube::Error::ReadEvents(inner);
+        assert_eq!(root_cause(&outer), "Connection refused");
+    }
+}

@@ -1,0 +1,72 @@
+//! `kubectl trussium`: look at and steer Trussium runtimes.
+//!
+//! One file per command under [`commands`]; the pieces they share (flags and
+//! the client, errors and exit codes, colours, tables, ages) are small modules
+//! of their own. Rendering is pure (`fn render_…(…) -> String`) so it is
+//! unit-tested without a cluster.
+
+pub mod age;
+pub mod cli;
+pub mod client;
+pub mod commands;
+pub mod error;
+pub mod output;
+pub mod table;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use crate::error::Error;
+use crate::output::Palette;
+
+/// Parses the command line, runs the command and turns the outcome into an
+/// exit code (see [`error::exit`]).
+pub fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().collect();
+
+    // kubectl's plugin completion (`kubectl_complete-trussium`) passes the
+    // typed words verbatim, flags included: handled before clap sees them.
+    if args
+        .get(1)
+        .is_some_and(|a| a == commands::completion::COMPLETE_COMMAND)
+    {
+        let words = args
+            .iter()
+            .skip(2)
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect::<Vec<_>>();
+        return runtime()
+            .map(|rt| rt.block_on(commands::completion::complete(&words)))
+            .map_or(ExitCode::FAILURE, |()| ExitCode::SUCCESS);
+    }
+
+    let display_name = cli::display_name(args.first().map(OsString::as_os_str));
+    let cli = match cli::parse(&display_name, args) {
+        Ok(cli) => cli,
+        // Help and --version exit 0; usage errors exit 2 (error::exit::USAGE).
+        Err(e) => e.exit(),
+    };
+    let stderr = Palette::for_stderr(cli.global.color);
+    let result = runtime()
+        .map_err(Error::Io)
+        .and_then(|rt| rt.block_on(commands::run(cli)));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Error::BrokenPipe) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{} {e}", stderr.bad("error:"));
+            if let Some(hint) = e.hint() {
+                for line in hint.lines() {
+                    eprintln!("  {line}");
+                }
+            }
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}
