@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# make test: builds what is missing, then runs the whole workspace test suite
+# (unit tests and the #[ignore]d cluster tests) against a fresh local cluster,
+# and stops the cluster afterwards, also on failure. Prints each phase's time.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=cluster/env.sh
+source "$here/cluster/env.sh"
+cd "$TRUSSIUM_ROOT"
+
+# Cluster tests fail (never skip) when the cluster is unreachable.
+export TRUSSIUM_CLUSTER=1
+# Cluster tests mostly wait on controllers: run more of them at once than cores.
+export RUST_TEST_THREADS=${RUST_TEST_THREADS:-4}
+
+logs_copy=$TRUSSIUM_ROOT/target/cluster-logs
+phase_names=()
+phase_times=()
+current=""
+cluster_started=false
+suite_started=$EPOCHREALTIME
+
+since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+
+# phase <name> <command...>: runs a step and records its duration.
+phase() {
+  current=$1
+  shift
+  echo "==> $current"
+  local started=$EPOCHREALTIME
+  "$@"
+  phase_names+=("$current")
+  phase_times+=("$(since "$started")")
+}
+
+# Cluster logs and the audit log outlive .cluster/ (which down.sh removes).
+keep_cluster_logs() {
+  rm -rf "$logs_copy" && mkdir -p "$logs_copy"
+  cp -r "$TRUSSIUM_CLUSTER_DIR/logs/." "$logs_copy/" 2>/dev/null || true
+  cp "$TRUSSIUM_CLUSTER_DIR/audit.log" "$logs_copy/" 2>/dev/null || true
+  local log
+  for log in "$logs_copy"/*.log; do
+    [ -f "$log" ] || continue
+    echo "---- last lines of $(basename "$log") ----"
+    tail -n 15 "$log" | cut -c1-400
+  done
+  echo "---- cluster logs kept in $logs_copy ----"
+}
+
+finish() {
+  local rc=$?
+  trap - EXIT INT TERM
+  if [ "$rc" -ne 0 ] && [ -n "$current" ]; then
+    echo "make test: phase '$current' failed (exit $rc)" >&2
+  fi
+  if $cluster_started; then
+    [ "$rc" -eq 0 ] || keep_cluster_logs
+    local started=$EPOCHREALTIME
+    "$here/cluster/down.sh" || rc=1
+    phase_names+=("cluster down")
+    phase_times+=("$(since "$started")")
+  fi
+  echo "==> phase times"
+  local i
+  for i in "${!phase_names[@]}"; do
+    printf '  %-22s %8ss\n' "${phase_names[$i]}" "${phase_times[$i]}"
+  done
+  printf '  %-22s %8ss\n' total "$(since "$suite_started")"
+  if [ "$rc" -eq 0 ]; then
+    echo "make test: PASSED"
+  else
+    echo "make test: FAILED" >&2
+  fi
+  exit "$rc"
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+
+phase "control-plane binaries" "$here/cluster/build.sh"
+phase "workspace build" cargo test --workspace --no-run
+# Cluster tests may run the binaries (operator, plugin).
+phase "binaries build" cargo build --workspace --bins
+# A fresh cluster: stop one left running (make cluster-up) first.
+phase "cluster down (stale)" "$here/cluster/down.sh"
+cluster_started=true
+phase "cluster up" "$here/cluster/up.sh"
+phase "tests" cargo test --workspace -- --include-ignored
+current=""
