@@ -339,3 +339,420 @@ fn transition(
         note: truncated(note, MAX_NOTE_BYTES),
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+    use k8s_openapi::jiff::Timestamp;
+
+    use super::*;
+
+    /// A status from `"Type=Status/Reason"` entries and images.
+    fn status(conditions: &[&str], desired: &str, last: Option<&str>) -> TrussiumRuntimeStatus {
+        let conditions = conditions
+            .iter()
+            .map(|entry| {
+                let (type_, rest) = entry.split_once('=').unwrap();
+                let (status, reason) = rest.split_once('/').unwrap();
+                Condition {
+                    type_: type_.into(),
+                    status: status.into(),
+                    reason: reason.into(),
+                    message: format!("{type_} is {reason}."),
+                    observed_generation: Some(1),
+                    last_transition_time: Time(Timestamp::UNIX_EPOCH),
+                }
+            })
+            .collect();
+        TrussiumRuntimeStatus {
+            desired_image: Some(desired.into()),
+            last_successful_image: last.map(Into::into),
+            conditions,
+            ..Default::default()
+        }
+    }
+
+    fn reasons(events: &[Transition]) -> Vec<&'static str> {
+        events.iter().map(|e| e.reason).collect()
+    }
+
+    const A: &str = "r:a";
+    const B: &str = "r:b";
+    const C: &str = "r:c";
+
+    #[test]
+    fn identical_statuses_say_nothing() {
+        for conditions in [
+            &[
+                "ConfigurationValid=True/ReferencesResolved",
+                "Progressing=False/ReconciliationComplete",
+                "Ready=True/RuntimeReady",
+                "Degraded=False/AsExpected",
+                "Upgrading=False/UpgradeComplete",
+            ][..],
+            &[
+                "ConfigurationValid=False/SecretNotFound",
+                "Progressing=False/ConfigurationInvalid",
+                "Degraded=True/ConfigurationInvalid",
+                "Upgrading=True/UpgradeInProgress",
+            ][..],
+            &[
+                "Progressing=True/DeploymentProgressing",
+                "Degraded=True/ProgressDeadlineExceeded",
+                "Ready=True/ScaledToZero",
+                "Upgrading=False/UpgradeFailed",
+            ][..],
+        ] {
+            let s = status(conditions, B, Some(A));
+            assert_eq!(transitions(Some(&s), &s), vec![]);
+        }
+    }
+
+    #[test]
+    fn order_within_one_diff() {
+        let old = status(
+            &[
+                "Progressing=False/ReconciliationComplete",
+                "Upgrading=False/NoUpgrade",
+            ],
+            A,
+            Some(A),
+        );
+        let new = status(
+            &[
+                "ConfigurationValid=False/SecretNotFound",
+                "Progressing=True/DeploymentProgressing",
+                "Degraded=True/ReconciliationFailed",
+                "Upgrading=True/UpgradeInProgress",
+            ],
+            B,
+            Some(A),
+        );
+        assert_eq!(
+            reasons(&transitions(Some(&old), &new)),
+            [
+                "ConfigurationInvalid",
+                "ReconciliationFailed",
+                "RuntimeUpgradeStarted",
+                "RuntimeProgressing"
+            ]
+        );
+
+        let old = status(
+            &[
+                "Progressing=False/ReconciliationComplete",
+                "Degraded=False/AsExpected",
+                "Upgrading=True/UpgradeInProgress",
+            ],
+            B,
+            Some(A),
+        );
+        let new = status(
+            &[
+                "Progressing=True/DeploymentProgressing",
+                "Degraded=True/ProgressDeadlineExceeded",
+                "Upgrading=False/UpgradeFailed",
+            ],
+            B,
+            Some(A),
+        );
+        assert_eq!(
+            reasons(&transitions(Some(&old), &new)),
+            [
+                "RuntimeProgressing",
+                "RuntimeDegraded",
+                "RuntimeUpgradeFailed"
+            ]
+        );
+
+        let old = status(
+            &[
+                "Ready=False/DeploymentFailed",
+                "Degraded=True/ProgressDeadlineExceeded",
+                "Upgrading=True/UpgradeInProgress",
+            ],
+            B,
+            Some(A),
+        );
+        let new = status(
+            &[
+                "Ready=True/RuntimeReady",
+                "Degraded=False/AsExpected",
+                "Upgrading=False/UpgradeComplete",
+            ],
+            B,
+            Some(B),
+        );
+        assert_eq!(
+            reasons(&transitions(Some(&old), &new)),
+            [
+                "RuntimeRecovered",
+                "RuntimeReady",
+                "RuntimeUpgradeCompleted"
+            ]
+        );
+    }
+
+    #[test]
+    fn types_and_actions() {
+        let cases = [
+            (
+                &["ConfigurationValid=False/SecretNotFound"][..],
+                EventType::Warning,
+                "ValidateReferences",
+            ),
+            (
+                &["Degraded=True/ReconciliationFailed"][..],
+                EventType::Warning,
+                "Reconcile",
+            ),
+            (
+                &["Degraded=True/ReplicaFailure"][..],
+                EventType::Warning,
+                "Rollout",
+            ),
+            (
+                &["Progressing=True/DeploymentProgressing"][..],
+                EventType::Normal,
+                "Rollout",
+            ),
+            (
+                &["Ready=True/RuntimeReady"][..],
+                EventType::Normal,
+                "Rollout",
+            ),
+            (&["Ready=True/ScaledToZero"][..], EventType::Normal, "Scale"),
+            (
+                &["Upgrading=True/UpgradeInProgress"][..],
+                EventType::Normal,
+                "Upgrade",
+            ),
+        ];
+        for (conditions, type_, action) in cases {
+            let events = transitions(None, &status(conditions, B, Some(A)));
+            assert_eq!(events.len(), 1, "{conditions:?}");
+            assert_eq!(
+                (events[0].type_, events[0].action),
+                (type_, action),
+                "{conditions:?}"
+            );
+            assert!(events[0].action.chars().all(|c| c.is_ascii_alphabetic()));
+        }
+        let recovered = transitions(
+            Some(&status(
+                &["Degraded=True/ProgressDeadlineExceeded"],
+                B,
+                Some(A),
+            )),
+            &status(&["Degraded=False/AsExpected"], B, Some(A)),
+        );
+        assert_eq!(recovered[0].type_, EventType::Normal);
+        assert_eq!(recovered[0].action, "Reconcile");
+        assert_eq!(
+            recovered[0].note,
+            "The runtime recovered from ProgressDeadlineExceeded: Degraded is ProgressDeadlineExceeded."
+        );
+    }
+
+    #[test]
+    fn a_missing_secret_is_one_warning() {
+        let new = status(
+            &[
+                "ConfigurationValid=False/SecretNotFound",
+                "Progressing=False/ConfigurationInvalid",
+                "Ready=False/ConfigurationInvalid",
+                "Degraded=True/ConfigurationInvalid",
+                "Upgrading=False/NoUpgrade",
+            ],
+            A,
+            None,
+        );
+        assert_eq!(reasons(&transitions(None, &new)), ["ConfigurationInvalid"]);
+        let mut other = new.clone();
+        other.conditions[0].message = "another Secret".into();
+        assert_eq!(
+            reasons(&transitions(Some(&new), &other)),
+            ["ConfigurationInvalid"]
+        );
+        let mut other_reason = new.clone();
+        other_reason.conditions[0].reason = "ReferenceCheckFailed".into();
+        assert_eq!(
+            reasons(&transitions(Some(&new), &other_reason)),
+            ["ConfigurationInvalid"]
+        );
+    }
+
+    #[test]
+    fn degraded_causes() {
+        let pde = status(&["Degraded=True/ProgressDeadlineExceeded"], A, None);
+        let rf = status(&["Degraded=True/ReplicaFailure"], A, None);
+        let ci = status(&["Degraded=True/ConfigurationInvalid"], A, None);
+        let rec = status(&["Degraded=True/ReconciliationFailed"], A, None);
+        assert_eq!(reasons(&transitions(Some(&pde), &rf)), ["RuntimeDegraded"]);
+        assert_eq!(reasons(&transitions(Some(&ci), &pde)), ["RuntimeDegraded"]);
+        assert_eq!(reasons(&transitions(Some(&pde), &ci)), Vec::<&str>::new());
+        assert_eq!(
+            reasons(&transitions(Some(&pde), &rec)),
+            ["ReconciliationFailed"]
+        );
+        let mut rec_again = rec.clone();
+        rec_again.conditions[0].message = "another error text".into();
+        assert_eq!(
+            reasons(&transitions(Some(&rec), &rec_again)),
+            Vec::<&str>::new()
+        );
+        let mut rf_again = rf.clone();
+        rf_again.conditions[0].message = "another quota".into();
+        assert_eq!(
+            reasons(&transitions(Some(&rf), &rf_again)),
+            Vec::<&str>::new()
+        );
+    }
+
+    #[test]
+    fn ready_reasons_are_transitions_too() {
+        let zero = status(&["Ready=True/ScaledToZero"], A, Some(A));
+        let ready = status(&["Ready=True/RuntimeReady"], A, Some(A));
+        assert_eq!(reasons(&transitions(Some(&zero), &ready)), ["RuntimeReady"]);
+        assert_eq!(
+            reasons(&transitions(Some(&ready), &zero)),
+            ["RuntimeScaledToZero"]
+        );
+        let not_ready = status(&["Ready=False/RuntimeNotReady"], A, Some(A));
+        assert_eq!(
+            reasons(&transitions(Some(&ready), &not_ready)),
+            Vec::<&str>::new()
+        );
+    }
+
+    /// Upgrade Events for every (old, new) pair the projection can produce.
+    #[test]
+    fn upgrade_lifecycle_table() {
+        let no = |d: &str, l: Option<&str>| status(&["Upgrading=False/NoUpgrade"], d, l);
+        let running = |d: &str, l: &str| status(&["Upgrading=True/UpgradeInProgress"], d, Some(l));
+        let done = |d: &str, l: &str| status(&["Upgrading=False/UpgradeComplete"], d, Some(l));
+        let failed = |d: &str, l: &str| status(&["Upgrading=False/UpgradeFailed"], d, Some(l));
+        let none = Vec::<&str>::new();
+        let cases: Vec<(
+            &str,
+            TrussiumRuntimeStatus,
+            TrussiumRuntimeStatus,
+            Vec<&str>,
+        )> = vec![
+            (
+                "start",
+                no(A, Some(A)),
+                running(B, A),
+                vec!["RuntimeUpgradeStarted"],
+            ),
+            ("keep rolling", running(B, A), running(B, A), none.clone()),
+            (
+                "new target",
+                running(B, A),
+                running(C, A),
+                vec!["RuntimeUpgradeStarted"],
+            ),
+            (
+                "complete",
+                running(B, A),
+                done(B, B),
+                vec!["RuntimeUpgradeCompleted"],
+            ),
+            (
+                "fail",
+                running(B, A),
+                failed(B, A),
+                vec!["RuntimeUpgradeFailed"],
+            ),
+            ("complete persists", done(B, B), done(B, B), none.clone()),
+            ("failed persists", failed(B, A), failed(B, A), none.clone()),
+            (
+                "late completion",
+                failed(B, A),
+                done(B, B),
+                vec!["RuntimeUpgradeCompleted"],
+            ),
+            (
+                "go back",
+                failed(B, A),
+                running(A, A),
+                vec!["RuntimeUpgradeStarted"],
+            ),
+            (
+                "next upgrade",
+                done(B, B),
+                running(C, B),
+                vec!["RuntimeUpgradeStarted"],
+            ),
+            (
+                "unseen upgrade",
+                done(B, B),
+                done(C, C),
+                vec!["RuntimeUpgradeStarted", "RuntimeUpgradeCompleted"],
+            ),
+            (
+                "unseen failure",
+                no(A, Some(A)),
+                failed(B, A),
+                vec!["RuntimeUpgradeStarted", "RuntimeUpgradeFailed"],
+            ),
+            (
+                "target changed and completed at once",
+                running(B, A),
+                done(C, C),
+                vec!["RuntimeUpgradeStarted", "RuntimeUpgradeCompleted"],
+            ),
+            (
+                "initial rollout",
+                TrussiumRuntimeStatus::default(),
+                no(A, None),
+                none.clone(),
+            ),
+            ("first success", no(A, None), no(A, Some(A)), none.clone()),
+        ];
+        for (name, old, new, expected) in cases {
+            assert_eq!(reasons(&transitions(Some(&old), &new)), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn upgrade_notes_name_both_images() {
+        let events = transitions(
+            Some(&status(&["Upgrading=True/UpgradeInProgress"], B, Some(A))),
+            &status(&["Upgrading=False/UpgradeComplete"], B, Some(B)),
+        );
+        assert_eq!(events[0].note, "Upgrade from r:a to r:b completed.");
+        let events = transitions(
+            Some(&status(&["Upgrading=True/UpgradeInProgress"], B, Some(A))),
+            &status(&["Upgrading=False/UpgradeFailed"], B, Some(A)),
+        );
+        assert_eq!(
+            events[0].note,
+            "Upgrade from r:a to r:b failed: the rollout exceeded its progress deadline; r:a remains the last successful image."
+        );
+        let events = transitions(
+            Some(&status(&["Upgrading=True/UpgradeInProgress"], A, Some(A))),
+            &status(&["Upgrading=False/UpgradeFailed"], A, Some(A)),
+        );
+        assert!(
+            events[0].note.starts_with("Returning to r:a failed"),
+            "{}",
+            events[0].note
+        );
+    }
+
+    #[test]
+    fn notes_are_bounded() {
+        let mut new = status(&["ConfigurationValid=False/ReferenceCheckFailed"], A, None);
+        new.conditions[0].message = "é".repeat(2000);
+        let events = transitions(None, &new);
+        assert!(events[0].note.len() <= MAX_NOTE_BYTES);
+        let long = format!("registry.example.com/{}:v1", "a".repeat(2000));
+        let events = transitions(
+            Some(&status(&["Upgrading=False/NoUpgrade"], A, Some(A))),
+            &status(&["Upgrading=True/UpgradeInProgress"], &long, Some(A)),
+        );
+        assert!(events[0].note.len() <= MAX_NOTE_BYTES);
+    }
+}
