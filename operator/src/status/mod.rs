@@ -20,6 +20,18 @@
 //!   `ScaledToZero` even when nothing exists yet.
 //! - A rollout at zero replicas completes the way Kubernetes says it does, so
 //!   an image change while scaled to zero completes an upgrade at once.
+//! - `Ready` follows the contract literally: it is `False/RuntimeNotReady`
+//!   while the Deployment has not observed its latest generation, so a spec
+//!   change that reaches the Deployment passes through `Ready=False` for a
+//!   moment (and `RuntimeReady` is announced again afterwards). Ready and
+//!   available replicas must *reach* the desired count (`>=`), so surplus
+//!   pods draining during a rolling update or scale-down do not flap it.
+//!   During an upgrade the old pods keep it `True` until the deadline fails
+//!   the rollout (`Ready=False/DeploymentFailed`).
+//! - While the configuration is invalid nothing is applied, so `Upgrading`
+//!   keeps its previous value; only a new desired image starts an upgrade
+//!   (`UpgradeInProgress`), which then cannot complete or fail until the
+//!   configuration is valid again (see [`upgrade`]).
 //! - Timestamps are whole seconds, as `metav1.Time` stores them.
 
 pub mod conditions;

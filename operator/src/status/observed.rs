@@ -3,9 +3,9 @@
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentCondition};
 
-/// Name of the container whose image is reported as `status.currentImage`.
-/// Must match the container the resource builders create.
-pub const RUNTIME_CONTAINER: &str = "runtime";
+/// The container whose image is reported as `status.currentImage`: the one
+/// the resource builders create.
+pub use crate::resources::RUNTIME_CONTAINER;
 
 /// Reason of the Deployment `Progressing` condition once its progress deadline
 /// has passed without progress (set by the Deployment controller).
