@@ -1,0 +1,259 @@
+//! The TrussiumRuntime API as a person meets it through the real `kubectl`:
+//! `explain`, `get` with the printer columns, the short name and category,
+//! and `scale` through the scale subresource.
+//!
+//! `source tests/cluster/env.sh && cargo test -p trussium-e2e --test api_kubectl -- --include-ignored`
+
+mod api_support;
+
+use std::time::Duration;
+
+use api_support::{BoxError, TestResult, install_crd, kubectl, kubectl_ok, squeeze};
+use kube::Api;
+use kube::api::{Patch, PatchParams};
+use serde_json::json;
+use trussium_api::TrussiumRuntime;
+use trussium_e2e::{TestNamespace, repo_root, require_cluster};
+
+async fn setup(prefix: &str) -> Result<TestNamespace, BoxError> {
+    require_cluster();
+    let namespace = TestNamespace::create(prefix).await?;
+    install_crd(&namespace.client).await?;
+    Ok(namespace)
+}
+
+/// Applies `deploy/samples/minimal.yaml` (TrussiumRuntime `private-ai`).
+async fn apply_minimal_sample(ns: &TestNamespace) -> Result<(), BoxError> {
+    let sample = repo_root().join("deploy/samples/minimal.yaml");
+    kubectl_ok(
+        &["apply", "-n", &ns.name, "-f", &sample.to_string_lossy()],
+        None,
+    )
+    .await?;
+    Ok(())
+}
+
+/// `kubectl explain` reads the published OpenAPI, which trails the CRD's
+/// establishment by a moment: retry until the field is known.
+async fn explain(path: &str) -> Result<String, BoxError> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let run = kubectl(&["explain", path], None).await?;
+        if run.success {
+            return Ok(run.stdout);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(format!("kubectl explain {path} kept failing: {}", run.both()).into());
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn kubectl_explain_shows_the_descriptions() -> TestResult {
+    require_cluster();
+    install_crd(&trussium_e2e::admin_client().await?).await?;
+
+    let provider = squeeze(&explain("trussiumruntime.spec.provider").await?);
+    for expected in [
+        "KIND: TrussiumRuntime",
+        "VERSION: v1alpha1",
+        "FIELD: provider <Object>",
+        "DESCRIPTION: The model provider the runtime forwards requests to.",
+        "type <string> -required- enum: openai, ollama Provider type: openai or ollama.",
+        "model <string> -required- Provider model identifier, e.g. gpt-5 or llama3.2.",
+        "baseURL <string> Provider or compatible API endpoint.",
+        "credentialsSecretRef <Object> Secret name and key holding the provider credential.",
+        "the value reaches the pod through secretKeyRef and is never read by the operator",
+        "apiKey <string> Not supported. Credentials are never stored in a TrussiumRuntime; use credentialsSecretRef.",
+    ] {
+        assert!(
+            provider.contains(expected),
+            "lacks {expected:?}:\n{provider}"
+        );
+    }
+
+    let root = squeeze(&explain("trt").await?);
+    assert!(
+        root.contains(
+            "TrussiumRuntime declares the desired configuration of one Trussium runtime instance"
+        ),
+        "{root}"
+    );
+    let service = squeeze(&explain("trussiumruntime.spec.service.type").await?);
+    assert!(
+        service.contains("ExternalName is not supported"),
+        "{service}"
+    );
+    // Sub-schemas from Kubernetes keep their own descriptions.
+    let affinity =
+        squeeze(&explain("trussiumruntime.spec.scheduling.affinity.nodeAffinity").await?);
+    assert!(
+        affinity.contains("Describes node affinity scheduling rules for the pod."),
+        "{affinity}"
+    );
+    Ok(())
+}
+
+/// The rows of `kubectl get` as whitespace-separated columns.
+fn table(output: &str) -> Vec<Vec<String>> {
+    output
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect()
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn kubectl_get_shows_the_columns_and_the_status_values() -> TestResult {
+    let ns = setup("api-columns").await?;
+    apply_minimal_sample(&ns).await?;
+
+    let out = kubectl_ok(&["get", "trussiumruntimes", "-n", &ns.name], None).await?;
+    let rows = table(&out);
+    assert_eq!(
+        rows.first().map(Vec::as_slice),
+        Some(
+            &[
+                "NAME", "READY", "DESIRED", "PROVIDER", "MODEL", "VERSION", "AGE"
+            ]
+            .map(String::from)[..]
+        ),
+        "{out}"
+    );
+    // No status yet: READY and DESIRED are empty.
+    let row = rows.get(1).ok_or("no row")?;
+    assert_eq!(row.len(), 5, "{out}");
+    assert_eq!(
+        row[..4],
+        ["private-ai", "ollama", "llama3.2", "v1.22.0"],
+        "{out}"
+    );
+
+    // The status subresource, as the operator writes it.
+    let runtimes: Api<TrussiumRuntime> = ns.api();
+    let status =
+        json!({"status": {"readyReplicas": 2, "desiredReplicas": 3, "availableReplicas": 2}});
+    runtimes
+        .patch_status(
+            "private-ai",
+            &PatchParams::default(),
+            &Patch::Merge(&status),
+        )
+        .await?;
+    let out = kubectl_ok(&["get", "trussiumruntimes", "-n", &ns.name], None).await?;
+    let rows = table(&out);
+    let row = rows.get(1).ok_or("no row")?;
+    assert_eq!(
+        row[..6],
+        ["private-ai", "2", "3", "ollama", "llama3.2", "v1.22.0"],
+        "{out}"
+    );
+    assert_eq!(row.len(), 7, "{out}");
+
+    // A status write is not a spec change.
+    let stored = runtimes.get("private-ai").await?;
+    assert_eq!(stored.metadata.generation, Some(1));
+    ns.delete().await;
+    Ok(())
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn the_short_name_and_the_category_list_runtimes() -> TestResult {
+    let ns = setup("api-names").await?;
+    apply_minimal_sample(&ns).await?;
+    for resource in [
+        "trt",
+        "trussium",
+        "trussiumruntime",
+        "trussiumruntimes.runtime.trussium.io",
+    ] {
+        let out = kubectl_ok(&["get", resource, "-n", &ns.name, "-o", "name"], None).await?;
+        assert_eq!(
+            out.trim(),
+            "trussiumruntime.runtime.trussium.io/private-ai",
+            "kubectl get {resource}"
+        );
+    }
+    let out = kubectl_ok(
+        &["api-resources", "--api-group", "runtime.trussium.io"],
+        None,
+    )
+    .await?;
+    let rows = table(&out);
+    assert_eq!(
+        rows.get(1).map(Vec::as_slice),
+        Some(
+            &[
+                "trussiumruntimes",
+                "trt",
+                "runtime.trussium.io/v1alpha1",
+                "true",
+                "TrussiumRuntime"
+            ]
+            .map(String::from)[..]
+        ),
+        "{out}"
+    );
+    ns.delete().await;
+    Ok(())
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn kubectl_scale_changes_spec_replicas() -> TestResult {
+    let ns = setup("api-scale").await?;
+    apply_minimal_sample(&ns).await?;
+    let runtimes: Api<TrussiumRuntime> = ns.api();
+
+    let out = kubectl_ok(
+        &[
+            "scale",
+            "trussiumruntime/private-ai",
+            "-n",
+            &ns.name,
+            "--replicas=3",
+        ],
+        None,
+    )
+    .await?;
+    assert!(out.contains("scaled"), "{out}");
+    let scaled = runtimes.get("private-ai").await?;
+    assert_eq!(scaled.spec.replicas, 3);
+    assert_eq!(scaled.metadata.generation, Some(2));
+
+    // The scale subresource reads the same number, and 0 is a valid scale.
+    let scale = kubectl_ok(
+        &[
+            "get",
+            "trussiumruntime/private-ai",
+            "-n",
+            &ns.name,
+            "--subresource=scale",
+            "-o",
+            "jsonpath={.spec.replicas}",
+        ],
+        None,
+    )
+    .await?;
+    assert_eq!(scale.trim(), "3");
+    kubectl_ok(
+        &["scale", "trt/private-ai", "-n", &ns.name, "--replicas=0"],
+        None,
+    )
+    .await?;
+    assert_eq!(runtimes.get("private-ai").await?.spec.replicas, 0);
+
+    // Everything else is untouched.
+    let sample: TrussiumRuntime = serde_yaml::from_str(&std::fs::read_to_string(
+        repo_root().join("deploy/samples/minimal.yaml"),
+    )?)?;
+    let mut expected = sample.spec;
+    expected.replicas = 0;
+    assert_eq!(runtimes.get("private-ai").await?.spec, expected);
+    ns.delete().await;
+    Ok(())
+}
