@@ -128,6 +128,9 @@ fn config_error(err: KubeconfigError, flags: &GlobalFlags) -> Error {
         (KubeconfigError::LoadContext(_), Some(context)) => {
             format!("context {context:?} not found in the kubeconfig")
         }
+        (KubeconfigError::ReadConfig(e, path), _) => {
+            format!("cannot read the kubeconfig {}: {e}", path.display())
+        }
         (KubeconfigError::CurrentContextNotSet, None) => {
             "the kubeconfig has no current-context: pass --context".to_string()
         }

@@ -24,8 +24,11 @@ pub mod exit {
 }
 
 /// Where to get the CRD when it is missing.
-pub const CRD_INSTALL_HINT: &str = "install it with `kubectl apply --server-side -f crds/` from the trussium-operator repository, \
-or from a release: `kubectl apply --server-side -f https://github.com/trussiumhq/trussium-operator/releases/latest/download/crds.yaml`";
+pub const CRD_INSTALL_HINT: &str = "\
+install it from a checkout of the trussium-operator repository:
+  kubectl apply --server-side -f crds/
+or from a release:
+  kubectl apply --server-side -f https://github.com/trussiumhq/trussium-operator/releases/latest/download/crds.yaml";
 
 /// The resource names used in messages.
 pub const RUNTIMES: &str = "trussiumruntimes.runtime.trussium.io";
@@ -103,7 +106,9 @@ pub enum Error {
     /// `upgrade --wait`: the timeout elapsed.
     Timeout {
         after: Duration,
-        waiting_for: String,
+        name: String,
+        namespace: String,
+        version: String,
         last: String,
     },
     /// `scale` while autoscaling owns the replica count.
@@ -161,10 +166,11 @@ impl Error {
                 "check that the cluster is running and that --context/--kubeconfig (or KUBECONFIG) select it"
                     .to_string(),
             ),
-            Error::Timeout { .. } => Some(
-                "the rollout may still finish: follow it with `kubectl trussium status NAME --watch`"
-                    .to_string(),
-            ),
+            Error::Timeout {
+                name, namespace, ..
+            } => Some(format!(
+                "the rollout may still finish: follow it with `kubectl trussium status {name} -n {namespace} --watch`"
+            )),
             Error::AutoscalingOwnsReplicas {
                 name, namespace, ..
             } => Some(format!(
@@ -229,11 +235,13 @@ impl fmt::Display for Error {
             } => write!(f, "upgrade of {name} to {image} failed: {message}"),
             Error::Timeout {
                 after,
-                waiting_for,
+                name,
+                version,
                 last,
+                ..
             } => write!(
                 f,
-                "timed out after {} waiting for {waiting_for} (last seen: {last})",
+                "timed out after {} waiting for {name} to finish upgrading to {version}; last seen: {last}",
                 format_duration(*after)
             ),
             Error::AutoscalingOwnsReplicas {
@@ -350,13 +358,20 @@ mod tests {
             .name(name)
     }
 
-    // Bodies as the API server (v1.36) sends them.
+    // Answers of the API server (v1.36). A group that is not served at all
+    // answers a plain-text "404 page not found", which kube turns into this:
+    fn no_such_group() -> Status {
+        Status::failure("404 page not found", "Failed to parse error data").with_code(404)
+    }
+    // A served group without the resource answers a bare Status:
     const NO_SUCH_RESOURCE: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}"#;
     const NO_SUCH_RUNTIME: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"trussiumruntimes.runtime.trussium.io \"nope\" not found","reason":"NotFound","details":{"name":"nope","group":"runtime.trussium.io","kind":"trussiumruntimes"},"code":404}"#;
     const FORBIDDEN: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"trussiumruntimes.runtime.trussium.io is forbidden: User \"system:serviceaccount:ai:nobody\" cannot list resource \"trussiumruntimes\" in API group \"runtime.trussium.io\" in the namespace \"ai\"","reason":"Forbidden","details":{"group":"runtime.trussium.io","kind":"trussiumruntimes"},"code":403}"#;
 
     #[test]
     fn bare_404_means_the_crd_is_missing() {
+        let e = classify_status(&no_such_group(), &get("rt"), "https://k");
+        assert!(matches!(e, Error::CrdMissing), "{e:?}");
         let e = classify_status(&status(NO_SUCH_RESOURCE), &get("rt"), "https://k");
         assert!(matches!(e, Error::CrdMissing), "{e:?}");
         assert_eq!(e.exit_code(), exit::ERROR);
@@ -423,7 +438,9 @@ mod tests {
     fn exit_codes() {
         let timeout = Error::Timeout {
             after: Duration::from_secs(300),
-            waiting_for: "rt".into(),
+            name: "rt".into(),
+            namespace: "ai".into(),
+            version: "v2".into(),
             last: "x".into(),
         };
         let failed = Error::UpgradeFailed {

@@ -264,7 +264,9 @@ async fn wait(
                 };
                 return Err(Error::Timeout {
                     after: timeout,
-                    waiting_for: format!("{name} to finish upgrading to {version}"),
+                    name,
+                    namespace: target.namespace.clone(),
+                    version,
                     last,
                 });
             }
