@@ -36,6 +36,10 @@ pub const LABELS_SYNTAX_CEL: &str = concat!(
     " && self[k].matches('^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$'))"
 );
 
+/// The CEL rule refusing operator-owned annotation keys (the operator writes
+/// `runtime.trussium.io/config-hash` on the pod template itself).
+pub const RESERVED_ANNOTATIONS_CEL: &str = "self.all(k, !k.startsWith('runtime.trussium.io/'))";
+
 /// The CEL rule for annotation keys.
 pub const ANNOTATION_KEYS_CEL: &str = concat!("self.all(k, ", qualified_key_cel!(), ")");
 
@@ -65,5 +69,6 @@ mod tests {
             assert!(RESERVED_LABELS_CEL.contains(&format!("'{key}'")), "{key}");
         }
         assert!(RESERVED_LABELS_CEL.contains(RESERVED_PREFIX));
+        assert!(RESERVED_ANNOTATIONS_CEL.contains(RESERVED_PREFIX));
     }
 }

@@ -12,7 +12,9 @@ use kube::{CustomResource, KubeSchema};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::labels::{ANNOTATION_KEYS_CEL, LABELS_SYNTAX_CEL, RESERVED_LABELS_CEL};
+use crate::labels::{
+    ANNOTATION_KEYS_CEL, LABELS_SYNTAX_CEL, RESERVED_ANNOTATIONS_CEL, RESERVED_LABELS_CEL,
+};
 use crate::status::TrussiumRuntimeStatus;
 
 /// Desired state of a TrussiumRuntime: the runtime image, the provider and
@@ -421,8 +423,12 @@ pub struct PodMetadata {
         "additionalProperties" = { "type": "string", "maxLength": 63 }
     ))]
     pub labels: Option<BTreeMap<String, String>>,
-    /// Additional pod annotations.
+    /// Additional pod annotations. Keys under runtime.trussium.io/ belong to
+    /// the operator and are refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[x_kube(validation = Rule::new(RESERVED_ANNOTATIONS_CEL).message(
+        "podMetadata.annotations must not set operator-owned annotations: runtime.trussium.io/ keys"
+    ))]
     #[x_kube(validation = Rule::new(ANNOTATION_KEYS_CEL).message(
         "podMetadata.annotations keys must be valid: an optional DNS subdomain prefix and '/' followed by a name of at most 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit"
     ))]
