@@ -5,10 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use kube::Client;
-use kube::runtime::events::Reporter;
 use tracing_subscriber::EnvFilter;
 use trussium_operator::config::OperatorConfig;
-use trussium_operator::controller::{self, Scope};
+use trussium_operator::controller::{self, Reporter, Scope};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -84,7 +83,11 @@ async fn main() -> ExitCode {
     };
     let reporter = Reporter {
         controller: "trussium-operator".into(),
-        instance: std::env::var("POD_NAME").ok(),
+        // The pod name in a cluster; otherwise the host and process.
+        instance: std::env::var("POD_NAME").unwrap_or_else(|_| {
+            let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+            format!("{}-{}", host.trim(), std::process::id())
+        }),
     };
     tracing::info!(?scope, ?config, "starting");
     controller::run(

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use trussium_api::TrussiumRuntime;
 
-use super::drift::up_to_date;
+use super::drift::difference;
 use crate::resources::{FIELD_MANAGER, is_owned_by};
 
 /// Applies `desired` unless `observed` already matches it; returns the object
@@ -18,19 +18,24 @@ pub async fn ensure<K>(api: &Api<K>, desired: &K, observed: Option<K>) -> Result
 where
     K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
 {
-    if let Some(observed) = observed {
-        let (want, have) = (
-            serde_json::to_value(desired),
-            serde_json::to_value(&observed),
-        );
-        if let (Ok(want), Ok(have)) = (want, have)
-            && up_to_date(&want, &have)
-        {
-            return Ok(observed);
-        }
-    }
     let name = desired.name_any();
-    tracing::info!(kind = %K::kind(&()), %name, "applying");
+    let reason = match observed {
+        None => "absent".to_string(),
+        Some(observed) => {
+            match (
+                serde_json::to_value(desired),
+                serde_json::to_value(&observed),
+            ) {
+                (Ok(want), Ok(have)) => match difference(&want, &have) {
+                    None => return Ok(observed),
+                    Some(path) => format!("differs at {path}"),
+                },
+                _ => "not comparable".to_string(),
+            }
+        }
+    };
+    let namespace = desired.namespace().unwrap_or_default();
+    tracing::info!(kind = %K::kind(&()), %namespace, %name, %reason, "applying");
     api.patch(
         &name,
         &PatchParams::apply(FIELD_MANAGER).force(),
@@ -56,7 +61,8 @@ where
 {
     match api.get_opt(name).await? {
         Some(observed) if is_owned_by(observed.meta(), rt) => {
-            tracing::info!(kind = %K::kind(&()), %name, "deleting, no longer wanted");
+            let namespace = observed.namespace().unwrap_or_default();
+            tracing::info!(kind = %K::kind(&()), %namespace, %name, "deleting, no longer wanted");
             api.delete(name, &DeleteParams::background()).await?;
             Ok(())
         }

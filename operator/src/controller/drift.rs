@@ -12,43 +12,52 @@ use serde_json::Value;
 
 use crate::resources::APPLIED_HASH_ANNOTATION;
 
-/// True when `observed` needs no apply to match `desired` (both as JSON).
-pub fn up_to_date(desired: &Value, observed: &Value) -> bool {
-    let hash = |v: &Value| {
-        v.pointer(&format!(
-            "/metadata/annotations/{}",
-            APPLIED_HASH_ANNOTATION.replace('/', "~1")
-        ))
-        .cloned()
-    };
-    hash(desired).is_some() && hash(desired) == hash(observed) && contains(desired, observed, false)
+/// Why `observed` needs an apply: the JSON path of the first difference
+/// (a path only, never a value, so it is safe to log).
+pub fn difference(desired: &Value, observed: &Value) -> Option<String> {
+    let pointer = format!(
+        "/metadata/annotations/{}",
+        APPLIED_HASH_ANNOTATION.replace('/', "~1")
+    );
+    match (desired.pointer(&pointer), observed.pointer(&pointer)) {
+        (Some(want), Some(have)) if want == have => first_difference(desired, observed, "", false),
+        _ => Some(format!("{pointer} (what the operator applies changed)")),
+    }
 }
 
-/// Does `observed` contain every field of `desired` with an equal value?
-/// Lists must match element by element. Under `resources`, quantities compare by
-/// value, because the API server canonicalises them (`1000m` is stored as `1`).
-fn contains(desired: &Value, observed: &Value, in_resources: bool) -> bool {
+/// The first path where `observed` lacks a field of `desired` or holds another
+/// value. Lists must match element by element. Under `resources`, quantities
+/// compare by value, because the API server canonicalises them (`1000m` is
+/// stored as `1`).
+fn first_difference(
+    desired: &Value,
+    observed: &Value,
+    path: &str,
+    in_resources: bool,
+) -> Option<String> {
     match (desired, observed) {
-        (Value::Object(want), Value::Object(have)) => want.iter().all(|(key, w)| {
-            let nested = in_resources || key == "resources";
+        (Value::Object(want), Value::Object(have)) => want.iter().find_map(|(key, w)| {
+            let here = format!("{path}/{key}");
             match have.get(key) {
-                Some(h) => contains(w, h, nested),
+                Some(h) => first_difference(w, h, &here, in_resources || key == "resources"),
                 // An explicit null asks for absence.
-                None => w.is_null(),
+                None if w.is_null() => None,
+                None => Some(here),
             }
         }),
-        (Value::Array(want), Value::Array(have)) => {
-            want.len() == have.len()
-                && want
-                    .iter()
-                    .zip(have)
-                    .all(|(w, h)| contains(w, h, in_resources))
+        (Value::Array(want), Value::Array(have)) if want.len() == have.len() => {
+            want.iter().zip(have).enumerate().find_map(|(i, (w, h))| {
+                first_difference(w, h, &format!("{path}/{i}"), in_resources)
+            })
         }
         (Value::String(w), Value::String(h)) if in_resources && w != h => {
-            matches!((quantity(w), quantity(h)), (Some(a), Some(b)) if (a - b).abs() <= f64::EPSILON * a.abs().max(1.0))
+            let same = matches!((quantity(w), quantity(h)),
+                (Some(a), Some(b)) if (a - b).abs() <= f64::EPSILON * a.abs().max(1.0));
+            (!same).then(|| path.to_string())
         }
-        (Value::Number(w), Value::Number(h)) => w.as_f64() == h.as_f64(),
-        (w, h) => w == h,
+        (Value::Number(w), Value::Number(h)) if w.as_f64() == h.as_f64() => None,
+        (w, h) if w == h => None,
+        _ => Some(path.to_string()),
     }
 }
 
@@ -86,6 +95,10 @@ fn quantity(s: &str) -> Option<f64> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn up_to_date(desired: &Value, observed: &Value) -> bool {
+        difference(desired, observed).is_none()
+    }
 
     fn with_hash(mut v: Value, hash: &str) -> Value {
         v["metadata"]["annotations"][APPLIED_HASH_ANNOTATION] = json!(hash);
@@ -167,6 +180,16 @@ mod tests {
         let label = with_hash(json!({"labels": {"v": "1000m"}}), "h");
         let label_canonical = with_hash(json!({"labels": {"v": "1"}}), "h");
         assert!(!up_to_date(&label, &label_canonical));
+    }
+
+    #[test]
+    fn difference_names_the_path() {
+        let desired = with_hash(json!({"spec": {"ports": [{"port": 1}]}}), "h");
+        let observed = with_hash(json!({"spec": {"ports": [{"port": 2}]}}), "h");
+        assert_eq!(
+            difference(&desired, &observed).as_deref(),
+            Some("/spec/ports/0/port")
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@ mod context;
 mod dereference;
 mod drift;
 mod error;
+mod publish;
 mod reconcile;
 mod report;
 
@@ -19,7 +20,6 @@ use k8s_openapi::api::networking::v1::NetworkPolicy;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::core::PartialObjectMeta;
 use kube::runtime::controller::{self, Action, Controller};
-use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, predicates, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
@@ -28,6 +28,7 @@ use trussium_api::labels::{MANAGED_BY, MANAGED_BY_VALUE};
 
 pub use context::Context;
 pub use error::Error;
+pub use publish::Reporter;
 
 use crate::config::OperatorConfig;
 use crate::references::referenced_secrets;
@@ -63,7 +64,7 @@ pub async fn run(
     let ctx = Arc::new(Context {
         client: client.clone(),
         config,
-        recorder: Recorder::new(client.clone(), reporter),
+        reporter,
     });
 
     // Primary: reflect every change (so the store is current), but reconcile
@@ -114,6 +115,10 @@ pub async fn run(
         .for_each(|result| async move {
             match result {
                 Ok((object, _)) => tracing::debug!(runtime = %object, "reconciled"),
+                // A runtime deleted while its owned objects still change.
+                Err(controller::Error::ObjectNotFound(object)) => {
+                    tracing::debug!(runtime = %object, "gone")
+                }
                 Err(err) => tracing::warn!(error = %err, "reconcile failed"),
             }
         })

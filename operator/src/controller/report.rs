@@ -3,14 +3,14 @@
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
-use kube::runtime::events::{Event, EventType as KubeEventType};
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
 
 use super::context::Context;
 use super::error::Error;
-use crate::events::{EventType, transitions};
+use super::publish::{event, publish};
+use crate::events::transitions;
 use crate::references::ReferenceCheck;
 use crate::resources::FIELD_MANAGER;
 use crate::status::{StatusInput, project, semantically_equal};
@@ -53,18 +53,10 @@ pub async fn report(
         .map_err(Error::WriteStatus)?;
 
     let reference = rt.object_ref(&());
+    let now = k8s_openapi::jiff::Timestamp::now();
     for transition in transitions(stored, &status) {
-        let event = Event {
-            type_: match transition.type_ {
-                EventType::Normal => KubeEventType::Normal,
-                EventType::Warning => KubeEventType::Warning,
-            },
-            reason: transition.reason.into(),
-            note: Some(transition.note),
-            action: transition.action.into(),
-            secondary: None,
-        };
-        if let Err(err) = ctx.recorder.publish(&event, &reference).await {
+        let event = event(&transition, &reference, &ctx.reporter, now);
+        if let Err(err) = publish(&ctx.client, &event).await {
             // The status already tells the truth; a lost Event is not worth
             // failing the reconcile over.
             tracing::warn!(reason = transition.reason, error = %err, "publishing event failed");
