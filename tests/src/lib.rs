@@ -9,6 +9,7 @@ mod audit;
 mod cluster;
 mod error;
 mod namespace;
+mod operator;
 mod token;
 mod wait;
 
@@ -23,6 +24,9 @@ pub use cluster::{
 };
 pub use error::Error;
 pub use namespace::{TEST_NAMESPACE_LABEL, TestNamespace};
+pub use operator::{
+    OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, Operator, install, operator_binary,
+};
 pub use token::{
     client_as_service_account, kubeconfig_for_service_account, service_account_username,
 };

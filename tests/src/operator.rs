@@ -1,0 +1,185 @@
+//! Running the real operator binary in a test, as its own ServiceAccount.
+//!
+//! Each test starts an operator that watches only the test's namespace, so
+//! tests run in parallel without two operators fighting over one runtime.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Patch, PatchParams};
+use kube::{Api, Client, ResourceExt};
+use tokio::process::{Child, Command};
+
+use crate::{Error, kubeconfig_for_service_account, repo_root, wait_for};
+
+pub const OPERATOR_NAMESPACE: &str = "trussium-system";
+pub const OPERATOR_SERVICE_ACCOUNT: &str = "trussium-operator";
+/// The audit-log username of the operator.
+pub const OPERATOR_USER: &str = "system:serviceaccount:trussium-system:trussium-operator";
+
+const INSTALLER: &str = "trussium-e2e";
+
+/// Applies the CRD (from the types, identical to `crds/`) and `deploy/rbac/`,
+/// and waits until the CRD is served. Idempotent.
+pub async fn install(admin: &Client) -> Result<(), Error> {
+    let params = PatchParams::apply(INSTALLER).force();
+    let crds: Api<CustomResourceDefinition> = Api::all(admin.clone());
+    let crd = trussium_api::crd::crd();
+    let crd_name = crd.name_any();
+    crds.patch(&crd_name, &params, &Patch::Apply(&crd)).await?;
+
+    let rbac = repo_root().join("deploy/rbac");
+    let namespace: Namespace = read_yaml(&rbac.join("namespace.yaml"))?;
+    Api::<Namespace>::all(admin.clone())
+        .patch(&namespace.name_any(), &params, &Patch::Apply(&namespace))
+        .await?;
+    let account: ServiceAccount = read_yaml(&rbac.join("service_account.yaml"))?;
+    Api::<ServiceAccount>::namespaced(admin.clone(), OPERATOR_NAMESPACE)
+        .patch(&account.name_any(), &params, &Patch::Apply(&account))
+        .await?;
+    let role: ClusterRole = read_yaml(&rbac.join("cluster_role.yaml"))?;
+    Api::<ClusterRole>::all(admin.clone())
+        .patch(&role.name_any(), &params, &Patch::Apply(&role))
+        .await?;
+    let binding: ClusterRoleBinding = read_yaml(&rbac.join("cluster_role_binding.yaml"))?;
+    Api::<ClusterRoleBinding>::all(admin.clone())
+        .patch(&binding.name_any(), &params, &Patch::Apply(&binding))
+        .await?;
+
+    wait_for(
+        "the TrussiumRuntime CRD to be established",
+        std::time::Duration::from_secs(30),
+        async || {
+            let crd = crds.get(&crd_name).await?;
+            let established = crd
+                .status
+                .and_then(|s| s.conditions)
+                .unwrap_or_default()
+                .iter()
+                .any(|c| c.type_ == "Established" && c.status == "True");
+            Ok(established.then_some(()))
+        },
+    )
+    .await
+}
+
+fn read_yaml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    Ok(serde_yaml::from_str(&text)?)
+}
+
+/// The operator binary built by `cargo build` (`TRUSSIUM_OPERATOR_BIN` overrides).
+pub fn operator_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("TRUSSIUM_OPERATOR_BIN") {
+        return PathBuf::from(path);
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target"));
+    target.join("debug").join("trussium-operator")
+}
+
+/// A running operator process; killed when dropped.
+pub struct Operator {
+    child: Child,
+    namespace: String,
+    args: Vec<String>,
+    kubeconfig: PathBuf,
+    pub log: PathBuf,
+}
+
+impl Operator {
+    /// Installs CRD and RBAC, then starts the operator as its ServiceAccount,
+    /// watching only `namespace`, with extra flags (e.g.
+    /// `--progress-deadline-seconds=10`).
+    pub async fn start(admin: &Client, namespace: &str, args: &[&str]) -> Result<Operator, Error> {
+        install(admin).await?;
+        let dir = repo_root().join("target").join("e2e");
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let kubeconfig = dir.join(format!("{namespace}.operator.kubeconfig"));
+        kubeconfig_for_service_account(
+            admin,
+            OPERATOR_NAMESPACE,
+            OPERATOR_SERVICE_ACCOUNT,
+            &kubeconfig,
+        )
+        .await?;
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let log = dir.join(format!("{namespace}.operator.log"));
+        let child = spawn(&kubeconfig, namespace, &args, &log)?;
+        Ok(Operator {
+            child,
+            namespace: namespace.to_string(),
+            args,
+            kubeconfig,
+            log,
+        })
+    }
+
+    /// Stops the process (SIGTERM, then kill) and starts a fresh one with the
+    /// same settings: what a restart of the operator looks like.
+    pub async fn restart(&mut self) -> Result<(), Error> {
+        self.stop().await;
+        self.child = spawn(&self.kubeconfig, &self.namespace, &self.args, &self.log)?;
+        Ok(())
+    }
+
+    /// Stops the process and waits for it to exit.
+    pub async fn stop(&mut self) {
+        if let Some(pid) = self.child.id() {
+            // Graceful first, as Kubernetes would.
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", &pid.to_string()])
+                .status();
+            let waited =
+                tokio::time::timeout(std::time::Duration::from_secs(10), self.child.wait()).await;
+            if waited.is_err() {
+                let _ = self.child.kill().await;
+            }
+        }
+    }
+
+    /// Everything the operator logged so far.
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Operator {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}
+
+fn spawn(kubeconfig: &Path, namespace: &str, args: &[String], log: &Path) -> Result<Child, Error> {
+    let binary = operator_binary();
+    if !binary.exists() {
+        return Err(Error::io(
+            &binary,
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "operator binary not built: run `cargo build -p trussium-operator`",
+            ),
+        ));
+    }
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(|e| Error::io(log, e))?;
+    let err = out.try_clone().map_err(|e| Error::io(log, e))?;
+    Command::new(&binary)
+        .arg(format!("--namespace={namespace}"))
+        .args(args)
+        .env("KUBECONFIG", kubeconfig)
+        .env("RUST_LOG", "info,kube=warn")
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| Error::io(&binary, e))
+}
