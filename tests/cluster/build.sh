@@ -12,7 +12,8 @@ k8s_version=v1.36.4
 etcd_version=v3.6.8
 kwok_version=v0.8.0
 
-key() { sha256sum "$here/$1/go.mod" "$here/$1/go.sum" | sha256sum | cut -c1-12; }
+# Content only (not paths), so every checkout shares the cache.
+key() { cat "$here/$1/go.mod" "$here/$1/go.sum" | sha256sum | cut -c1-12; }
 
 # build <module dir> <version> <ldflags> <binary>=<package>...
 # Outputs into $cache/<dir>-<version>-<key>/ and links each binary into $cache/bin.

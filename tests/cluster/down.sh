@@ -9,42 +9,71 @@ source "$here/env.sh"
 dir=$TRUSSIUM_CLUSTER_DIR
 cache=$(realpath -m "$TRUSSIUM_CACHE")
 
-# Our processes: those named by a pid file, plus any process whose command line
-# mentions the cluster directory (a start cut short before its pid file was
-# written). The directory check also keeps a reused pid from being killed.
-ours() {
+# Candidates: pids from the pid files, plus every process running a binary of
+# the cache (a start cut short before its pid file was written).
+candidates() {
   local f pid
   for f in "$dir"/*.pid; do
     [ -f "$f" ] && cat "$f"
   done
-  for f in /proc/[0-9]*/cmdline; do
+  for f in /proc/[0-9]*/exe; do
     pid=${f#/proc/}
-    pid=${pid%/cmdline}
-    [ "$pid" = $$ ] && continue
-    # kube binaries only, from the cache: never this script's callers.
-    case "$(readlink "/proc/$pid/exe" 2>/dev/null)" in "$cache"/*) echo "$pid" ;; esac
+    pid=${pid%/exe}
+    case "$(readlink "$f" 2>/dev/null)" in "$cache"/*) echo "$pid" ;; esac
   done
 }
 
-pids=()
-for pid in $(ours | sort -un); do
-  grep -qF -- "$dir/" "/proc/$pid/cmdline" 2>/dev/null && pids+=("$pid")
-done
-
-if [ "${#pids[@]}" -gt 0 ]; then
-  kill -TERM "${pids[@]}" 2>/dev/null || true
-  # Up to 15s for a clean exit, then force.
-  alive=("${pids[@]}")
-  for _ in $(seq 30); do
-    still=()
-    for pid in "${alive[@]}"; do kill -0 "$pid" 2>/dev/null && still+=("$pid"); done
-    alive=("${still[@]}")
-    [ "${#alive[@]}" -eq 0 ] && break
-    sleep 0.5
+# Ours: a candidate whose command line mentions the cluster directory (this
+# also keeps a reused pid from being killed). Printed as "<pid> <binary>".
+ours() {
+  local pid
+  for pid in $(candidates | sort -un); do
+    grep -qF -- "$dir/" "/proc/$pid/cmdline" 2>/dev/null || continue
+    echo "$pid $(basename "$(readlink "/proc/$pid/exe" 2>/dev/null)")"
   done
-  [ "${#alive[@]}" -eq 0 ] || kill -KILL "${alive[@]}" 2>/dev/null || true
-  echo "cluster-down: stopped ${#pids[@]} processes"
-fi
+}
+
+# A process that exited but was not reaped yet (a zombie) counts as gone: this
+# machine's init reaps orphans only every few seconds.
+alive() {
+  local state
+  state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
+  [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# stop <signal> <pid>...: the signal, up to 10s for the exit, then SIGKILL.
+stop() {
+  local signal=$1
+  shift
+  [ "$#" -gt 0 ] || return 0
+  kill "-$signal" "$@" 2>/dev/null || true
+  local remaining=("$@") still pid
+  for _ in $(seq 40); do
+    still=()
+    for pid in "${remaining[@]}"; do alive "$pid" && still+=("$pid"); done
+    remaining=("${still[@]}")
+    [ "${#remaining[@]}" -eq 0 ] && return 0
+    sleep 0.25
+  done
+  kill -KILL "${remaining[@]}" 2>/dev/null || true
+}
+
+# Clients first, then the API server, then etcd: a server stopped before its
+# clients makes them (and itself) wait for timeouts. etcd's data is deleted
+# right after, so it need not shut down cleanly.
+clients=() apiserver=() etcd=()
+while read -r pid binary; do
+  case "$binary" in
+    kube-apiserver) apiserver+=("$pid") ;;
+    etcd) etcd+=("$pid") ;;
+    *) clients+=("$pid") ;;
+  esac
+done < <(ours)
+stop TERM "${clients[@]}"
+stop TERM "${apiserver[@]}"
+stop KILL "${etcd[@]}"
+total=$((${#clients[@]} + ${#apiserver[@]} + ${#etcd[@]}))
+[ "$total" -eq 0 ] || echo "cluster-down: stopped $total processes"
 
 rm -rf "$dir"
 echo "cluster-down: removed $dir"

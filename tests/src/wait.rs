@@ -15,12 +15,23 @@ pub const POLL_INTERVAL: Duration = Duration::from_millis(250);
 /// often do not exist yet); on timeout the error names `what` and carries the
 /// last error seen. `?` works inside `f` on kube, serde and I/O errors.
 ///
-/// ```ignore
-/// let web = wait_for("deployment web to be available", Duration::from_secs(60), async || {
+/// ```no_run
+/// # async fn example() -> Result<(), trussium_e2e::Error> {
+/// use std::time::Duration;
+/// use k8s_openapi::api::apps::v1::Deployment;
+/// use trussium_e2e::{TestNamespace, wait_for};
+///
+/// let ns = TestNamespace::create("example").await?;
+/// let deployments = ns.api::<Deployment>();
+/// let web = wait_for("deployment web to have a ready replica", Duration::from_secs(60), async || {
 ///     let d = deployments.get("web").await?;
-///     Ok(is_available(&d).then_some(d))
+///     let ready = d.status.as_ref().and_then(|s| s.ready_replicas).unwrap_or(0);
+///     Ok((ready > 0).then_some(d))
 /// })
 /// .await?;
+/// # let _ = web;
+/// # Ok(())
+/// # }
 /// ```
 pub async fn wait_for<T, F>(what: &str, timeout: Duration, mut f: F) -> Result<T, Error>
 where
