@@ -8,7 +8,7 @@
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
-use k8s_openapi::jiff::Timestamp;
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::api::PostParams;
 use kube::{Api, Client};
 
@@ -19,6 +19,28 @@ use crate::events::{EventType, Transition};
 pub struct Reporter {
     pub controller: String,
     pub instance: String,
+}
+
+/// The Events for the transitions of one status change, in order. Each is
+/// named for its own instant (`now`, then a nanosecond later for the next):
+/// transitions of one report share a clock reading, and a shared name would
+/// make the API server refuse all but the first as `AlreadyExists`.
+pub fn events(
+    transitions: &[Transition],
+    regarding: &ObjectReference,
+    reporter: &Reporter,
+    now: Timestamp,
+) -> Vec<Event> {
+    transitions
+        .iter()
+        .zip(0_i64..)
+        .map(|(transition, n)| {
+            let at = now
+                .checked_add(SignedDuration::from_nanos(n))
+                .unwrap_or(now);
+            event(transition, regarding, reporter, at)
+        })
+        .collect()
 }
 
 /// The Event for one transition of the object `regarding`.
@@ -104,6 +126,41 @@ mod tests {
         assert_eq!(e.reporting_controller.as_deref(), Some("trussium-operator"));
         assert_eq!(e.reporting_instance.as_deref(), Some("pod-1"));
         assert!(e.series.is_none());
+    }
+
+    #[test]
+    fn transitions_of_one_report_get_their_own_names() {
+        let t = |reason| Transition {
+            type_: EventType::Normal,
+            reason,
+            action: "Rollout",
+            note: String::new(),
+        };
+        let transitions = [
+            t("RuntimeProgressing"),
+            t("RuntimeRecovered"),
+            t("RuntimeReady"),
+        ];
+        let r = ObjectReference {
+            name: Some("x".into()),
+            namespace: Some("ns".into()),
+            ..ObjectReference::default()
+        };
+        let rep = Reporter {
+            controller: "c".into(),
+            instance: "i".into(),
+        };
+        let now = Timestamp::from_second(1_800_000_000).unwrap_or(Timestamp::UNIX_EPOCH);
+        let all = events(&transitions, &r, &rep, now);
+        let reasons: Vec<_> = all.iter().filter_map(|e| e.reason.as_deref()).collect();
+        assert_eq!(
+            reasons,
+            ["RuntimeProgressing", "RuntimeRecovered", "RuntimeReady"]
+        );
+        let names: std::collections::BTreeSet<_> =
+            all.iter().filter_map(|e| e.metadata.name.clone()).collect();
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert_eq!(all[0].event_time, Some(MicroTime(now)));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use trussium_api::TrussiumRuntime;
 
 use super::context::Context;
 use super::error::Error;
-use super::publish::{event, publish};
+use super::publish::{events, publish};
 use crate::events::transitions;
 use crate::references::ReferenceCheck;
 use crate::resources::FIELD_MANAGER;
@@ -54,8 +54,12 @@ pub async fn report(
 
     let reference = rt.object_ref(&());
     let now = k8s_openapi::jiff::Timestamp::now();
-    for transition in transitions(stored, &status) {
-        let event = event(&transition, &reference, &ctx.reporter, now);
+    let transitions = transitions(stored, &status);
+    for (transition, event) in
+        transitions
+            .iter()
+            .zip(events(&transitions, &reference, &ctx.reporter, now))
+    {
         if let Err(err) = publish(&ctx.client, &event).await {
             // The status already tells the truth; a lost Event is not worth
             // failing the reconcile over.
