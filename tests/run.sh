@@ -15,6 +15,15 @@ export TRUSSIUM_CLUSTER=1
 export RUST_TEST_THREADS=${RUST_TEST_THREADS:-4}
 
 logs_copy=$TRUSSIUM_ROOT/target/cluster-logs
+
+# One make test at a time per checkout: each replaces the cluster.
+mkdir -p "$TRUSSIUM_ROOT/target"
+exec 9>"$TRUSSIUM_ROOT/target/make-test.lock"
+if ! flock -n 9; then
+  echo "make test: another make test runs in this checkout; waiting for it" >&2
+  flock 9
+fi
+
 phase_names=()
 phase_times=()
 current=""
@@ -84,6 +93,7 @@ phase "binaries build" cargo build --workspace --bins
 # A fresh cluster: stop one left running (make cluster-up) first.
 phase "cluster down (stale)" "$here/cluster/down.sh"
 cluster_started=true
-phase "cluster up" "$here/cluster/up.sh"
+# (The cluster's daemons must not inherit the lock.)
+phase "cluster up" "$here/cluster/up.sh" 9>&-
 phase "tests" cargo test --workspace -- --include-ignored
 current=""
