@@ -18,6 +18,10 @@
 //! - `Available` reads the Deployment whatever blocks us (an old Deployment
 //!   may still serve); for a desired count of 0 its `False` reason is
 //!   `ScaledToZero` even when nothing exists yet.
+//! - A `ProgressDeadlineExceeded` on the Deployment counts only while some
+//!   replica it asks for is unavailable: after going back to an earlier
+//!   template the controller keeps the old verdict for a moment although
+//!   everything it asks for is available (see [`rollout::Rollout::Failed`]).
 //! - A rollout at zero replicas completes the way Kubernetes says it does, so
 //!   an image change while scaled to zero completes an upgrade at once.
 //! - `Ready` follows the contract literally: it is `False/RuntimeNotReady`

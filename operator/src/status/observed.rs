@@ -27,6 +27,9 @@ pub struct ObservedDeployment {
     pub updated_replicas: i32,
     pub ready_replicas: i32,
     pub available_replicas: i32,
+    /// `status.unavailableReplicas`: replicas that the Deployment's
+    /// ReplicaSets (old ones included) ask for and that are not available.
+    pub unavailable_replicas: i32,
     /// The `Progressing` condition, whatever its status.
     pub progressing: Option<ObservedCondition>,
     /// The `ReplicaFailure` condition, only while its status is `True`.
@@ -85,6 +88,7 @@ impl From<&Deployment> for ObservedDeployment {
             updated_replicas: status.and_then(|s| s.updated_replicas).unwrap_or(0),
             ready_replicas: status.and_then(|s| s.ready_replicas).unwrap_or(0),
             available_replicas: status.and_then(|s| s.available_replicas).unwrap_or(0),
+            unavailable_replicas: status.and_then(|s| s.unavailable_replicas).unwrap_or(0),
             progressing: find(conditions, "Progressing"),
             replica_failure: find(conditions, "ReplicaFailure").filter(|c| c.status == "True"),
             image,
@@ -125,6 +129,7 @@ status:
   replicas: 3
   updatedReplicas: 1
   readyReplicas: 2
+  unavailableReplicas: 1
   conditions:
     - {type: Available, status: "True", reason: MinimumReplicasAvailable}
     - {type: Progressing, status: "False", reason: ProgressDeadlineExceeded, message: "ReplicaSet x has timed out progressing."}
@@ -148,6 +153,7 @@ status:
             ),
             (3, 1, 2, 0)
         );
+        assert_eq!(o.unavailable_replicas, 1);
         assert_eq!(
             o.image.as_deref(),
             Some("ghcr.io/trussiumhq/trussium:v1.22.0")

@@ -13,7 +13,18 @@ pub enum Rollout {
     /// stale `ProgressDeadlineExceeded` is never reported for a new spec (the
     /// controller re-evaluates progress for every new generation).
     GenerationPending { generation: i64, observed: i64 },
-    /// The current generation's rollout exceeded its progress deadline.
+    /// The current generation's rollout exceeded its progress deadline and
+    /// some replica the Deployment asks for is still unavailable.
+    ///
+    /// A `ProgressDeadlineExceeded` with nothing unavailable is stale: going
+    /// back to an earlier pod template (say, the last successful image after
+    /// a failed upgrade) makes the Deployment controller adopt that
+    /// template's existing ReplicaSet, and it keeps the old verdict, naming
+    /// the failed ReplicaSet, for the current generation until its next sync
+    /// marks the rollout complete. Meanwhile every replica it asks for is
+    /// available (`unavailableReplicas` is 0), which a rollout that really
+    /// is stuck never shows: its new ReplicaSet wants at least one replica
+    /// that is not available.
     Failed { message: String },
     /// Every desired replica runs the current template, is ready and
     /// available, and no old replica is left.
@@ -34,7 +45,7 @@ impl Rollout {
                 observed: d.observed_generation.unwrap_or_default(),
             };
         }
-        if d.progress_deadline_exceeded() {
+        if d.progress_deadline_exceeded() && d.unavailable_replicas > 0 {
             let message = d
                 .progressing
                 .as_ref()
@@ -87,6 +98,7 @@ mod tests {
     }
 
     fn deadline_exceeded(mut d: ObservedDeployment) -> ObservedDeployment {
+        d.unavailable_replicas = 1;
         d.progressing = Some(ObservedCondition {
             status: "False".into(),
             reason: "ProgressDeadlineExceeded".into(),
@@ -121,6 +133,24 @@ mod tests {
                 message: "timed out".into()
             }
         );
+    }
+
+    #[test]
+    fn a_deadline_with_nothing_unavailable_is_stale() {
+        // As the Deployment controller shows a rollback to the previous
+        // template right after adopting its ReplicaSet: the failed
+        // ReplicaSet's pod is still counted, nothing is unavailable.
+        let mut d = deadline_exceeded(deployment(3, 3, [2, 1, 1, 1]));
+        d.unavailable_replicas = 0;
+        assert_eq!(Rollout::of(Some(&d), 1), Rollout::Progressing);
+        // Its next sync: the rollout is complete (the condition may lag too).
+        let mut d = deadline_exceeded(deployment(3, 3, [1, 1, 1, 1]));
+        d.unavailable_replicas = 0;
+        assert_eq!(Rollout::of(Some(&d), 1), Rollout::Complete);
+        // A failed rollout scaled to zero is a complete scale-down.
+        let mut d = deadline_exceeded(deployment(4, 4, [0, 0, 0, 0]));
+        d.unavailable_replicas = 0;
+        assert_eq!(Rollout::of(Some(&d), 0), Rollout::Complete);
     }
 
     #[test]

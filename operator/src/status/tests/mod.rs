@@ -62,6 +62,8 @@ pub struct FakeDeployment {
     pub image: String,
     /// status.replicas, updatedReplicas, readyReplicas, availableReplicas.
     pub counts: [i32; 4],
+    /// status.unavailableReplicas.
+    pub unavailable: i32,
     /// Reason of the Progressing condition, if any.
     pub progressing: Option<&'static str>,
     /// Message of a ReplicaFailure=True condition, if any.
@@ -104,6 +106,7 @@ impl FakeDeployment {
                 "updatedReplicas": count(updated),
                 "readyReplicas": count(ready),
                 "availableReplicas": count(available),
+                "unavailableReplicas": count(self.unavailable),
                 "conditions": conditions,
             }
         }))
@@ -190,6 +193,7 @@ impl World {
                     spec_replicas: ours,
                     image,
                     counts: [0; 4],
+                    unavailable: 0,
                     progressing: None,
                     replica_failure: None,
                 })
@@ -215,6 +219,7 @@ impl World {
         let d = self.deployment_mut();
         d.observed = d.generation;
         d.counts = counts;
+        d.unavailable = unavailable(counts);
         d.progressing = Some("ReplicaSetUpdated");
     }
 
@@ -223,6 +228,7 @@ impl World {
         let d = self.deployment_mut();
         d.observed = d.generation;
         d.counts = [d.spec_replicas; 4];
+        d.unavailable = 0;
         d.progressing = Some("NewReplicaSetAvailable");
     }
 
@@ -232,7 +238,21 @@ impl World {
         let d = self.deployment_mut();
         d.observed = d.generation;
         d.counts = counts;
+        d.unavailable = unavailable(counts);
         d.progressing = Some("ProgressDeadlineExceeded");
+    }
+
+    /// Going back to an earlier pod template: the controller adopted that
+    /// template's ReplicaSet, which already has every replica available, and
+    /// scaled the failed one down, but still shows the old
+    /// `ProgressDeadlineExceeded` (and the failed pods in `replicas`) for the
+    /// current generation until its next sync. Seen on a real control plane.
+    pub fn readopted_with_a_stale_deadline(&mut self, counts: [i32; 4]) {
+        let d = self.deployment_mut();
+        assert_eq!(d.progressing, Some("ProgressDeadlineExceeded"));
+        d.observed = d.generation;
+        d.counts = counts;
+        d.unavailable = 0;
     }
 
     /// Creates and rolls out the first Deployment, walking the first rollout.
@@ -287,6 +307,12 @@ impl World {
         self.log.extend(events.iter().cloned());
         Step { status, events }
     }
+}
+
+/// Pods that exist but are not available: what `unavailableReplicas` shows
+/// while the ReplicaSets' pods match their desired counts.
+fn unavailable([replicas, _, _, available]: [i32; 4]) -> i32 {
+    (replicas - available).max(0)
 }
 
 pub fn resolved() -> ReferenceCheck {

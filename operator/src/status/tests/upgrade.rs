@@ -206,15 +206,20 @@ fn upgrade_to_a_failing_image_then_going_back() {
         ]
     );
 
+    // The controller adopts the old ReplicaSet but still shows the failed
+    // one's deadline: not a failure of going back (no Warning), the old pod
+    // is ready.
+    w.readopted_with_a_stale_deadline([2, 1, 1, 1]);
+    let s = w.reconcile();
+    assert_conditions(&s.status, UPGRADING_ROLLING);
+    assert_events(&s.events, &["Normal/RuntimeReady"]);
+
     w.rolled_out();
     let s = w.reconcile();
     assert_conditions(&s.status, UPGRADED);
-    assert_events(
-        &s.events,
-        &["Normal/RuntimeReady", "Normal/RuntimeUpgradeCompleted"],
-    );
+    assert_events(&s.events, &["Normal/RuntimeUpgradeCompleted"]);
     assert_eq!(
-        s.events[1].note,
+        s.events[0].note,
         format!("Upgrade completed: {good} is running again.")
     );
 
