@@ -1,0 +1,351 @@
+//! Status and Events of a runtime's life, end to end, with KWOK driving pods:
+//! the first rollout (and `kubectl wait`), scaling to 2, to 0 and back, a
+//! missing Secret that is created later, and generation vs
+//! observedGeneration while the operator is down.
+//!
+//! Every settled step is checked in full: the six conditions (status, reason,
+//! observedGeneration), the status fields, and the exact list of Events
+//! published about the runtime so far.
+
+mod status_support;
+
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Service, ServiceAccount};
+use kube::Api;
+use status_support::{
+    Expect, Fixture, OLD_TAG, QUIET, TestResult, ensure, image, runtime, scenario,
+};
+use trussium_api::condition_type;
+use trussium_e2e::OPERATOR_USER;
+
+const N: &str = "Normal";
+const W: &str = "Warning";
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
+    scenario("status-scale", &[], async |fx: Fixture| {
+        let v1 = image(OLD_TAG);
+        fx.create(runtime("x", OLD_TAG, 1, None)).await?;
+
+        // kubectl wait, started before the runtime is ready, returns once it is.
+        let waited = fx
+            .kubectl(&[
+                "wait",
+                "--for=condition=Ready",
+                "trussiumruntime/x",
+                "--timeout=60s",
+            ])
+            .await?;
+        ensure(
+            waited.status.success(),
+            format!(
+                "kubectl wait failed: {}{}",
+                String::from_utf8_lossy(&waited.stdout),
+                String::from_utf8_lossy(&waited.stderr)
+            ),
+        )?;
+        ensure(
+            String::from_utf8_lossy(&waited.stdout).contains("condition met"),
+            "kubectl wait did not say `condition met`",
+        )?;
+
+        let rt = fx
+            .settle(
+                "x",
+                &Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade")),
+            )
+            .await?;
+        ensure(
+            rt.metadata.generation == Some(1),
+            "the operator changed the runtime's spec",
+        )?;
+        let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeReady")];
+        fx.expect_events(&rt, &events).await?;
+
+        // Scale to 2.
+        fx.set_replicas("x", 2).await?;
+        let rt = fx
+            .settle(
+                "x",
+                &Expect::ready("scaled to 2", 2, &v1, ("False", "NoUpgrade")),
+            )
+            .await?;
+        events.extend([(N, "RuntimeProgressing"), (N, "RuntimeReady")]);
+        fx.expect_events(&rt, &events).await?;
+
+        // Scale to 0: Ready=True/ScaledToZero, Available=False/ScaledToZero.
+        fx.set_replicas("x", 0).await?;
+        let rt = fx
+            .settle("x", &Expect::scaled_to_zero("scaled to 0", &v1))
+            .await?;
+        events.extend([(N, "RuntimeProgressing"), (N, "RuntimeScaledToZero")]);
+        let seen = fx.expect_events(&rt, &events).await?;
+        let zero = seen.last().ok_or("no events")?;
+        ensure(
+            zero.action == "Scale",
+            format!("RuntimeScaledToZero action {}", zero.action),
+        )?;
+        // kubectl wait agrees: a runtime scaled to zero as asked is Ready.
+        let waited = fx
+            .kubectl(&[
+                "wait",
+                "--for=condition=Ready",
+                "trussiumruntime/x",
+                "--timeout=5s",
+            ])
+            .await?;
+        ensure(
+            waited.status.success(),
+            "kubectl wait at zero replicas failed",
+        )?;
+
+        // Back to 1.
+        fx.set_replicas("x", 1).await?;
+        let rt = fx
+            .settle(
+                "x",
+                &Expect::ready("back to 1", 1, &v1, ("False", "NoUpgrade")),
+            )
+            .await?;
+        events.extend([(N, "RuntimeProgressing"), (N, "RuntimeReady")]);
+        let seen = fx.expect_events(&rt, &events).await?;
+        for e in &seen {
+            let (type_, action) = match e.reason.as_str() {
+                "RuntimeProgressing" | "RuntimeReady" => ("Normal", "Rollout"),
+                "RuntimeScaledToZero" => ("Normal", "Scale"),
+                other => return Err(format!("unexpected Event {other}").into()),
+            };
+            ensure(
+                (e.type_.as_str(), e.action.as_str()) == (type_, action),
+                format!("{} is {}/{}", e.reason, e.type_, e.action),
+            )?;
+        }
+        fx.events_stay(&rt, &events).await?;
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
+    scenario("status-secret", &[], async |fx: Fixture| {
+        let v1 = image(OLD_TAG);
+        let secret_value = format!("trussium-e2e-{}-sk-do-not-leak", fx.namespace());
+        let mark = fx.audit.mark();
+        fx.create(runtime("x", OLD_TAG, 1, Some("creds"))).await?;
+
+        let invalid = Expect {
+            label: "missing Secret",
+            conditions: [
+                (
+                    condition_type::CONFIGURATION_VALID,
+                    "False",
+                    "SecretNotFound",
+                ),
+                (condition_type::PROGRESSING, "False", "ConfigurationInvalid"),
+                (condition_type::AVAILABLE, "False", "RuntimeUnavailable"),
+                (condition_type::READY, "False", "ConfigurationInvalid"),
+                (condition_type::DEGRADED, "True", "ConfigurationInvalid"),
+                (condition_type::UPGRADING, "False", "NoUpgrade"),
+            ],
+            desired_replicas: 1,
+            ready_replicas: None,
+            available_replicas: None,
+            desired_image: v1.clone(),
+            current_image: None,
+            last_successful_image: None,
+        };
+        let rt = fx.settle("x", &invalid).await?;
+        let message = rt
+            .status
+            .as_ref()
+            .and_then(|s| s.condition(condition_type::CONFIGURATION_VALID))
+            .map(|c| c.message.clone())
+            .unwrap_or_default();
+        ensure(
+            message.contains("\"creds\""),
+            format!("ConfigurationValid message does not name the Secret: {message}"),
+        )?;
+        let seen = fx
+            .expect_events(&rt, &[(W, "ConfigurationInvalid")])
+            .await?;
+        ensure(
+            seen[0].note.contains("\"creds\"") && seen[0].action == "ValidateReferences",
+            format!("ConfigurationInvalid Event: {:?}", seen[0]),
+        )?;
+        // Nothing is created while the reference is unresolved, and the
+        // Warning is not repeated.
+        fx.events_stay(&rt, &[(W, "ConfigurationInvalid")]).await?;
+        let ns = fx.namespace();
+        let client = fx.ns.client.clone();
+        ensure(
+            Api::<Deployment>::namespaced(client.clone(), ns)
+                .get_opt("x")
+                .await?
+                .is_none()
+                && Api::<ConfigMap>::namespaced(client.clone(), ns)
+                    .get_opt("x")
+                    .await?
+                    .is_none()
+                && Api::<Service>::namespaced(client.clone(), ns)
+                    .get_opt("x")
+                    .await?
+                    .is_none()
+                && Api::<ServiceAccount>::namespaced(client.clone(), ns)
+                    .get_opt("x")
+                    .await?
+                    .is_none(),
+            "an owned object exists although the Secret is missing",
+        )?;
+        let writes = fx.operator_writes(&mark).await?;
+        ensure(
+            writes.iter().all(|w| {
+                w.starts_with("patch trussiumruntimes/status ") || w.starts_with("create events ")
+            }),
+            format!("writes other than status and Events while blocked: {writes:?}"),
+        )?;
+
+        // The Secret appears: the Secret watch brings the runtime back.
+        fx.create_secret("creds", &secret_value).await?;
+        let rt = fx
+            .settle(
+                "x",
+                &Expect::ready("Secret created", 1, &v1, ("False", "NoUpgrade")),
+            )
+            .await?;
+        let expected = [
+            (W, "ConfigurationInvalid"),
+            (N, "RuntimeProgressing"),
+            (N, "RuntimeRecovered"),
+            (N, "RuntimeReady"),
+        ];
+        let seen = fx.expect_events(&rt, &expected).await?;
+        ensure(
+            seen[2].note.contains("ConfigurationInvalid"),
+            format!(
+                "RuntimeRecovered note does not say from what: {}",
+                seen[2].note
+            ),
+        )?;
+        fx.events_stay(&rt, &expected).await?;
+
+        // Never the Secret's value: not in the status, not in an Event, and
+        // not in anything the API server sent the operator about Secrets.
+        let status = serde_json::to_string(&fx.get("x").await?)?;
+        ensure(
+            !status.contains(&secret_value),
+            "the Secret value is in the runtime",
+        )?;
+        for e in fx.events.list(&Default::default()).await?.items {
+            ensure(
+                !serde_json::to_string(&e)?.contains(&secret_value),
+                "the Secret value is in an Event",
+            )?;
+        }
+        fx.audit.settle().await?;
+        for e in fx.audit.events_since(&mark)? {
+            if e.user.username == OPERATOR_USER {
+                let body = serde_json::to_string(&e.response_object)?;
+                ensure(
+                    !body.contains(&secret_value),
+                    format!("the operator received the Secret value: {}", e.request_uri),
+                )?;
+            }
+        }
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn observed_generation_lags_while_the_operator_is_down() -> TestResult {
+    scenario("status-generation", &[], async |mut fx: Fixture| {
+        let v1 = image(OLD_TAG);
+        fx.create(runtime("x", OLD_TAG, 1, None)).await?;
+        let rt = fx
+            .settle(
+                "x",
+                &Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade")),
+            )
+            .await?;
+        let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeReady")];
+        fx.expect_events(&rt, &events).await?;
+        let before = rt.status.clone().ok_or("no status")?;
+
+        // Operator down: a spec change leaves status.observedGeneration (and
+        // every condition's) behind, so consumers can tell the status is stale.
+        fx.operator.stop().await;
+        let generation = fx.set_replicas("x", 2).await?;
+        ensure(
+            generation == 2,
+            format!("generation {generation} after one spec change"),
+        )?;
+        let until = tokio::time::Instant::now() + QUIET;
+        while tokio::time::Instant::now() < until {
+            let rt = fx.get("x").await?;
+            ensure(
+                rt.status.as_ref() == Some(&before),
+                "the status changed while the operator was down",
+            )?;
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        let stale = fx.get("x").await?;
+        let status = stale.status.as_ref().ok_or("no status")?;
+        ensure(
+            stale.metadata.generation == Some(2) && status.observed_generation == Some(1),
+            "observedGeneration does not lag behind metadata.generation",
+        )?;
+        ensure(
+            status
+                .conditions
+                .iter()
+                .all(|c| c.observed_generation == Some(1)),
+            "a condition claims to describe the new generation",
+        )?;
+        // kubectl wait honours the lag: Ready=True of generation 1 is not
+        // Ready for generation 2.
+        let waited = fx
+            .kubectl(&[
+                "wait",
+                "--for=condition=Ready",
+                "trussiumruntime/x",
+                "--timeout=3s",
+            ])
+            .await?;
+        ensure(
+            !waited.status.success(),
+            "kubectl wait accepted a Ready condition of an older generation",
+        )?;
+
+        // Back up: it catches up.
+        fx.operator.restart().await?;
+        let rt = fx
+            .settle(
+                "x",
+                &Expect::ready("caught up", 2, &v1, ("False", "NoUpgrade")),
+            )
+            .await?;
+        events.extend([(N, "RuntimeProgressing"), (N, "RuntimeReady")]);
+        fx.expect_events(&rt, &events).await?;
+        let waited = fx
+            .kubectl(&[
+                "wait",
+                "--for=condition=Ready",
+                "trussiumruntime/x",
+                "--timeout=30s",
+            ])
+            .await?;
+        ensure(
+            waited.status.success(),
+            "kubectl wait failed after catching up",
+        )?;
+        fx.events_stay(&rt, &events).await?;
+        Ok(())
+    })
+    .await
+}

@@ -1,0 +1,235 @@
+//! The upgrade lifecycle end to end, with KWOK driving pods: an upgrade to a
+//! good tag (Started → Completed, lastSuccessfulImage moving only at
+//! completion), and an upgrade to an image whose pods never become ready
+//! (progress deadline → UpgradeFailed, Degraded) with the recovery by going
+//! back to the previous tag.
+
+mod status_support;
+
+use status_support::{
+    Expect, Fixture, NEW_TAG, OLD_TAG, StatusRecorder, TestResult, UpgradeStep, conditions, ensure,
+    image, runtime, scenario,
+};
+use trussium_api::condition_type;
+use trussium_e2e::NEVER_READY_IMAGE;
+
+const N: &str = "Normal";
+const W: &str = "Warning";
+
+fn step(upgrading: &str, last: &str, desired: &str) -> UpgradeStep {
+    UpgradeStep {
+        upgrading: upgrading.to_string(),
+        last_successful_image: Some(last.to_string()),
+        desired_image: Some(desired.to_string()),
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn upgrade_to_a_good_tag_starts_and_completes() -> TestResult {
+    scenario("status-upgrade", &[], async |fx: Fixture| {
+        let (v1, v2) = (image(OLD_TAG), image(NEW_TAG));
+        fx.create(runtime("x", OLD_TAG, 2, None)).await?;
+        // The initial rollout is not an upgrade; its success sets
+        // lastSuccessfulImage.
+        let rt = fx
+            .settle(
+                "x",
+                &Expect::ready("first rollout", 2, &v1, ("False", "NoUpgrade")),
+            )
+            .await?;
+        let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeReady")];
+        fx.expect_events(&rt, &events).await?;
+
+        let recorder = StatusRecorder::start(&fx.runtimes, "x").await?;
+        fx.set_image("x", &v2).await?;
+        let rt = fx
+            .settle(
+                "x",
+                &Expect::ready("upgraded", 2, &v2, ("False", "UpgradeComplete")),
+            )
+            .await?;
+
+        // Every status the operator stored on the way: Upgrading went
+        // NoUpgrade → UpgradeInProgress → UpgradeComplete, and
+        // lastSuccessfulImage moved only with the completion.
+        let steps = recorder.upgrade_steps();
+        let expected = vec![
+            step("False/NoUpgrade", &v1, &v1),
+            step("True/UpgradeInProgress", &v1, &v2),
+            step("False/UpgradeComplete", &v2, &v2),
+        ];
+        ensure(
+            steps == expected,
+            format!("upgrade steps: expected {expected:#?}\ngot {steps:#?}"),
+        )?;
+        // While in progress the current image is already the new one (it is
+        // what the Deployment is configured with).
+        let in_progress: Vec<_> = recorder
+            .statuses()
+            .into_iter()
+            .filter(|s| {
+                s.condition(condition_type::UPGRADING)
+                    .is_some_and(|c| c.reason == "UpgradeInProgress")
+            })
+            .collect();
+        ensure(
+            in_progress.iter().all(|s| {
+                s.current_image.as_deref() == Some(v2.as_str())
+                    && s.last_successful_image.as_deref() == Some(v1.as_str())
+            }),
+            format!("in-progress statuses: {in_progress:#?}"),
+        )?;
+        let upgrading = in_progress
+            .first()
+            .and_then(|s| s.condition(condition_type::UPGRADING))
+            .ok_or("no UpgradeInProgress status")?;
+        ensure(
+            upgrading.message.contains(&v1) && upgrading.message.contains(&v2),
+            format!("UpgradeInProgress message: {}", upgrading.message),
+        )?;
+
+        events.extend([
+            (N, "RuntimeUpgradeStarted"),
+            (N, "RuntimeProgressing"),
+            (N, "RuntimeReady"),
+            (N, "RuntimeUpgradeCompleted"),
+        ]);
+        let seen = fx.expect_events(&rt, &events).await?;
+        for e in seen
+            .iter()
+            .filter(|e| e.reason.starts_with("RuntimeUpgrade"))
+        {
+            ensure(
+                e.note.contains(&v1) && e.note.contains(&v2) && e.action == "Upgrade",
+                format!("{} does not name both images: {}", e.reason, e.note),
+            )?;
+        }
+        fx.events_stay(&rt, &events).await?;
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestResult {
+    scenario(
+        "status-upgrade-fail",
+        &["--progress-deadline-seconds=10"],
+        async |fx: Fixture| {
+            let v1 = image(OLD_TAG);
+            let bad = NEVER_READY_IMAGE.to_string();
+            fx.create(runtime("x", OLD_TAG, 1, None)).await?;
+            let rt = fx
+                .settle(
+                    "x",
+                    &Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade")),
+                )
+                .await?;
+            let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeReady")];
+            fx.expect_events(&rt, &events).await?;
+
+            let recorder = StatusRecorder::start(&fx.runtimes, "x").await?;
+            fx.set_image("x", &bad).await?;
+            // The old pod keeps serving; the new one never becomes ready and
+            // after 10 s the Deployment gives up.
+            let failed = Expect {
+                label: "upgrade failed",
+                conditions: conditions(
+                    ("False", "DeploymentFailed"),
+                    ("True", "RuntimeAvailable"),
+                    ("False", "DeploymentFailed"),
+                    ("True", "ProgressDeadlineExceeded"),
+                    ("False", "UpgradeFailed"),
+                ),
+                desired_replicas: 1,
+                ready_replicas: Some(1),
+                available_replicas: Some(1),
+                desired_image: bad.clone(),
+                current_image: Some(bad.clone()),
+                last_successful_image: Some(v1.clone()),
+            };
+            let rt = fx.settle("x", &failed).await?;
+            events.extend([
+                (N, "RuntimeUpgradeStarted"),
+                (N, "RuntimeProgressing"),
+                (N, "RuntimeReady"),
+                (W, "RuntimeDegraded"),
+                (W, "RuntimeUpgradeFailed"),
+            ]);
+            let seen = fx.expect_events(&rt, &events).await?;
+            for e in seen
+                .iter()
+                .filter(|e| e.reason.starts_with("RuntimeUpgrade"))
+            {
+                ensure(
+                    e.note.contains(&v1) && e.note.contains(&bad),
+                    format!("{} does not name both images: {}", e.reason, e.note),
+                )?;
+            }
+            let failure = seen.last().ok_or("no events")?;
+            ensure(
+                failure
+                    .note
+                    .contains(&format!("{v1} remains the last successful image")),
+                format!("RuntimeUpgradeFailed note: {}", failure.note),
+            )?;
+            fx.events_stay(&rt, &events).await?;
+
+            // Going back to the last successful image is an upgrade too, and
+            // it recovers the runtime.
+            fx.set_image("x", &v1).await?;
+            let rt = fx
+                .settle(
+                    "x",
+                    &Expect::ready("back to v1", 1, &v1, ("False", "UpgradeComplete")),
+                )
+                .await?;
+            events.extend([
+                (N, "RuntimeUpgradeStarted"),
+                (N, "RuntimeProgressing"),
+                (N, "RuntimeRecovered"),
+                (N, "RuntimeReady"),
+                (N, "RuntimeUpgradeCompleted"),
+            ]);
+            let seen = fx.expect_events(&rt, &events).await?;
+            let recovered = seen
+                .iter()
+                .find(|e| e.reason == "RuntimeRecovered")
+                .ok_or("no RuntimeRecovered")?;
+            ensure(
+                recovered.note.contains("ProgressDeadlineExceeded"),
+                format!("RuntimeRecovered note: {}", recovered.note),
+            )?;
+            fx.events_stay(&rt, &events).await?;
+
+            // lastSuccessfulImage never left v1; Upgrading went
+            // NoUpgrade → InProgress → Failed → InProgress → Complete.
+            let steps = recorder.upgrade_steps();
+            let expected = vec![
+                step("False/NoUpgrade", &v1, &v1),
+                step("True/UpgradeInProgress", &v1, &bad),
+                step("False/UpgradeFailed", &v1, &bad),
+                step("True/UpgradeInProgress", &v1, &v1),
+                step("False/UpgradeComplete", &v1, &v1),
+            ];
+            ensure(
+                steps == expected,
+                format!("upgrade steps: expected {expected:#?}\ngot {steps:#?}"),
+            )?;
+            let degraded = recorder.condition_sequence(condition_type::DEGRADED);
+            ensure(
+                degraded
+                    == [
+                        "False/AsExpected",
+                        "True/ProgressDeadlineExceeded",
+                        "False/AsExpected",
+                    ],
+                format!("Degraded went {degraded:?}"),
+            )?;
+            Ok(())
+        },
+    )
+    .await
+}
