@@ -5,6 +5,7 @@ mod context;
 mod dereference;
 mod drift;
 mod error;
+mod ownership;
 mod publish;
 mod reconcile;
 mod report;
