@@ -65,7 +65,11 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
                 Ok(desired) => {
                     match apply_all(&ctx, &rt, &namespace, desired, observed.clone()).await {
                         Ok(applied) => (Some(applied), None),
-                        Err(err) => (observed, Some(one_line(&err))),
+                        Err(err) => {
+                            let message = one_line(&err);
+                            tracing::warn!(%namespace, %name, error = %message, "applying failed");
+                            (observed, Some(message))
+                        }
                     }
                 }
                 Err(err) => (observed, Some(err.to_string())),
