@@ -58,17 +58,16 @@ fn list_events(target: &Target) -> Request {
 }
 
 /// Field selector for the Events regarding a runtime.
-fn selector(rt: &TrussiumRuntime) -> String {
+pub fn selector(name: &str) -> String {
     format!(
-        "regarding.kind={},regarding.name={}",
-        TrussiumRuntime::kind(&()),
-        rt.name_any()
+        "regarding.kind={},regarding.name={name}",
+        TrussiumRuntime::kind(&())
     )
 }
 
 /// Whether the Event is about this runtime object (not an older one of the
 /// same name).
-fn regards(event: &Event, rt: &TrussiumRuntime) -> bool {
+pub fn regards(event: &Event, rt: &TrussiumRuntime) -> bool {
     let uid = rt.uid();
     let regarding_uid = event.regarding.as_ref().and_then(|r| r.uid.clone());
     match (uid, regarding_uid) {
@@ -79,16 +78,24 @@ fn regards(event: &Event, rt: &TrussiumRuntime) -> bool {
 
 /// The runtime's Events, oldest first.
 pub async fn for_runtime(target: &Target, rt: &TrussiumRuntime) -> Result<Vec<Event>> {
+    let mut events = for_name(target, &rt.name_any()).await?;
+    events.retain(|e| regards(e, rt));
+    Ok(events)
+}
+
+/// The Events regarding any runtime of that name, oldest first (filter with
+/// [`regards`] once the runtime is known; this can run alongside its GET).
+pub async fn for_name(target: &Target, name: &str) -> Result<Vec<Event>> {
     let api: Api<Event> = Api::namespaced(target.client.clone(), &target.namespace);
     let mut events = Vec::new();
-    let mut params = ListParams::default().fields(&selector(rt)).limit(500);
+    let mut params = ListParams::default().fields(&selector(name)).limit(500);
     loop {
         let page: ObjectList<Event> = api
             .list(&params)
             .await
             .map_err(|e| target.fail(list_events(target), e))?;
         let next = page.metadata.continue_.clone().filter(|c| !c.is_empty());
-        events.extend(page.items.into_iter().filter(|e| regards(e, rt)));
+        events.extend(page.items);
         match next {
             Some(token) => params = params.continue_token(&token),
             None => break,
@@ -212,7 +219,7 @@ pub fn render_line(cells: &[String; 5], palette: Palette, header: bool) -> Strin
 
 async fn watch(target: &Target, rt: &TrussiumRuntime, palette: Palette) -> Result<()> {
     let api: Api<Event> = Api::namespaced(target.client.clone(), &target.namespace);
-    let config = watcher::Config::default().fields(&selector(rt));
+    let config = watcher::Config::default().fields(&selector(&rt.name_any()));
     let mut stream = watcher(api, config).default_backoff().boxed();
     let header = HEADER.map(str::to_string);
     output::println(&render_line(&header, palette, true))?;
@@ -337,7 +344,7 @@ pub(crate) mod tests {
         rt.metadata.uid = Some("other".into());
         assert!(!regards(&e, &rt));
         assert_eq!(
-            selector(&rt),
+            selector("rt"),
             "regarding.kind=TrussiumRuntime,regarding.name=rt"
         );
     }

@@ -28,12 +28,20 @@ pub const RECENT_EVENTS: usize = 5;
 pub async fn run(target: &Target, args: &StatusArgs, palette: Palette) -> Result<()> {
     match (&args.name, args.watch) {
         (Some(name), false) => {
-            let rt = get(target, name).await?;
             if let Some(format) = args.output {
-                return output::print(&machine(&rt, format)?);
+                return output::print(&machine(&get(target, name).await?, format)?);
             }
-            let events = recent_events(target, &rt).await;
-            output::print(&render_detail(&rt, &events, Timestamp::now(), palette))
+            // The runtime and its Events in parallel: one round trip.
+            let (rt, events) = tokio::join!(get(target, name), events::for_name(target, name));
+            let rt = rt?;
+            let recent = match events {
+                Ok(mut list) => {
+                    list.retain(|e| events::regards(e, &rt));
+                    RecentEvents::Shown(list)
+                }
+                Err(e) => RecentEvents::Unavailable(e.to_string()),
+            };
+            output::print(&render_detail(&rt, &recent, Timestamp::now(), palette))
         }
         (None, false) => {
             let runtimes = list(target).await?;
@@ -96,19 +104,12 @@ fn sort(items: &mut [TrussiumRuntime]) {
     items.sort_by_key(|rt| (rt.namespace(), rt.name_any()));
 }
 
-/// The Events section of the detailed view: the Events, or why there are none.
+/// The Events section of the detailed view: the Events, or why there are
+/// none (a failure to read Events does not fail `status`).
 #[derive(Debug, Clone)]
 pub enum RecentEvents {
     Shown(Vec<Event>),
     Unavailable(String),
-}
-
-/// A failure to read Events does not fail `status`: the view says why.
-async fn recent_events(target: &Target, rt: &TrussiumRuntime) -> RecentEvents {
-    match events::for_runtime(target, rt).await {
-        Ok(list) => RecentEvents::Shown(list),
-        Err(e) => RecentEvents::Unavailable(e.to_string()),
-    }
 }
 
 fn machine(rt: &TrussiumRuntime, format: OutputFormat) -> Result<String> {
@@ -614,10 +615,12 @@ async fn watch_detail(
     .default_backoff()
     .map(Change::Runtime);
     let events_api: Api<Event> = Api::namespaced(target.client.clone(), &target.namespace);
-    let event_fields = format!("regarding.kind=TrussiumRuntime,regarding.name={name}");
-    let event_stream = watcher(events_api, watcher::Config::default().fields(&event_fields))
-        .default_backoff()
-        .map(Change::Event);
+    let event_stream = watcher(
+        events_api,
+        watcher::Config::default().fields(&events::selector(name)),
+    )
+    .default_backoff()
+    .map(Change::Event);
     let mut changes = futures::stream::select(runtimes.boxed(), event_stream.boxed());
 
     let mut runtime: Option<TrussiumRuntime> = Some(first);
@@ -670,10 +673,7 @@ async fn watch_detail(
                         let mut list: Vec<Event> = event_mirror
                             .items
                             .values()
-                            .filter(|e| {
-                                let uid = e.regarding.as_ref().and_then(|r| r.uid.as_deref());
-                                uid.is_none() || uid == rt.uid().as_deref()
-                            })
+                            .filter(|e| events::regards(e, rt))
                             .cloned()
                             .collect();
                         events::sort_oldest_first(&mut list);
