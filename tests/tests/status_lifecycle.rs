@@ -17,8 +17,8 @@ use kube::Api;
 use status_support::{
     Expect, Fixture, OLD_TAG, QUIET, TestResult, ensure, image, runtime, scenario,
 };
-use trussium_api::condition_type;
-use trussium_e2e::OPERATOR_USER;
+use trussium_api::{TrussiumRuntime, condition_type};
+use trussium_e2e::{OPERATOR_USER, wait_for};
 
 const N: &str = "Normal";
 const W: &str = "Warning";
@@ -64,6 +64,22 @@ async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
         )?;
         let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeReady")];
         fx.expect_events(&rt, &events).await?;
+        let first = rt.clone();
+        // Condition times have whole seconds: let the next flips land in a
+        // later second than the first rollout's.
+        let latest = first
+            .status
+            .iter()
+            .flat_map(|s| s.conditions.iter())
+            .map(|c| c.last_transition_time.0.as_second())
+            .max()
+            .unwrap_or_default();
+        wait_for(
+            "the clock to pass the first rollout's second",
+            Duration::from_secs(3),
+            async || Ok((chrono::Utc::now().timestamp() > latest).then_some(())),
+        )
+        .await?;
 
         // Scale to 2.
         fx.set_replicas("x", 2).await?;
@@ -75,6 +91,32 @@ async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
             .await?;
         events.extend([(N, "RuntimeProgressing"), (N, "RuntimeReady")]);
         fx.expect_events(&rt, &events).await?;
+        // lastTransitionTime moves only when a condition's status flips:
+        // ConfigurationValid, Available and Upgrading held; Progressing and
+        // Ready went True/False and back.
+        let time = |rt: &TrussiumRuntime, type_: &str| {
+            rt.status
+                .as_ref()
+                .and_then(|s| s.condition(type_))
+                .map(|c| c.last_transition_time.clone())
+        };
+        for type_ in [
+            condition_type::CONFIGURATION_VALID,
+            condition_type::AVAILABLE,
+            condition_type::DEGRADED,
+            condition_type::UPGRADING,
+        ] {
+            ensure(
+                time(&first, type_) == time(&rt, type_),
+                format!("{type_} lastTransitionTime moved without a flip"),
+            )?;
+        }
+        for type_ in [condition_type::PROGRESSING, condition_type::READY] {
+            ensure(
+                time(&first, type_) < time(&rt, type_),
+                format!("{type_} flipped twice but its lastTransitionTime did not move"),
+            )?;
+        }
 
         // Scale to 0: Ready=True/ScaledToZero, Available=False/ScaledToZero.
         fx.set_replicas("x", 0).await?;

@@ -743,3 +743,68 @@ pub fn ensure(ok: bool, message: impl Into<String>) -> TestResult {
         Err(message.into().into())
     }
 }
+
+impl Fixture {
+    /// Waits (up to [`SETTLE`]) for a window of `window` in which the
+    /// operator does not reconcile the runtime referencing Secret `secret`:
+    /// the Deployment controller's last status updates have been seen.
+    pub async fn wait_until_idle(&self, secret: &str, window: Duration) -> Result<(), BoxError> {
+        let deadline = Instant::now() + SETTLE;
+        loop {
+            let mark = self.audit.mark();
+            let until = Instant::now() + window;
+            while Instant::now() < until {
+                tokio::time::sleep(POLL).await;
+            }
+            self.audit.settle().await?;
+            if self.secret_checks(secret, &mark)? == 0 {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(format!("the operator kept reconciling for {SETTLE:?}").into());
+            }
+        }
+    }
+
+    /// Over [`QUIET`] from `mark`: the operator neither reconciles (no check
+    /// of Secret `secret`) nor writes anything in the namespace.
+    pub async fn stays_idle(&self, secret: &str, mark: &AuditMark) -> TestResult {
+        let until = Instant::now() + QUIET;
+        while Instant::now() < until {
+            tokio::time::sleep(POLL).await;
+        }
+        let writes = self.operator_writes(mark).await?;
+        let checks = self.secret_checks(secret, mark)?;
+        ensure(
+            writes.is_empty() && checks == 0,
+            format!(
+                "expected no reconcile and no write, saw {checks} reconciles and writes {writes:?}"
+            ),
+        )
+    }
+}
+
+/// Waits until the Events about the object with `uid` are exactly one of
+/// `candidates` (type, reason, in order) and returns that one: for steps
+/// whose Events may legitimately come in more than one order.
+pub async fn wait_for_any_events(
+    fx: &Fixture,
+    uid: &str,
+    candidates: &[Vec<(&'static str, &'static str)>],
+) -> Result<Vec<(&'static str, &'static str)>, BoxError> {
+    let deadline = Instant::now() + EVENTS_LAG;
+    loop {
+        let seen = fx.events_of(uid).await?;
+        let pairs: Vec<(&str, &str)> = seen
+            .iter()
+            .map(|e| (e.type_.as_str(), e.reason.as_str()))
+            .collect();
+        if let Some(found) = candidates.iter().find(|c| **c == pairs) {
+            return Ok(found.clone());
+        }
+        if Instant::now() >= deadline {
+            return Err(format!("Events: expected one of {candidates:#?}\ngot {pairs:#?}").into());
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
