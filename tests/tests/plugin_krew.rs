@@ -162,6 +162,27 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
         "{out}"
     );
 
+    // The caveats' completion recipe, then kubectl's plugin completion.
+    let helper = krew_root.join("bin").join("kubectl_complete-trussium");
+    let out = output(kubectl(&["trussium", "completion", "kubectl"])).await?;
+    std::fs::write(&helper, &out.stdout).map_err(io(&helper))?;
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755))
+            .map_err(io(&helper))?;
+    }
+    let out = output(kubectl(&[
+        "__complete",
+        "trussium",
+        "status",
+        "-n",
+        &ns.name,
+        "via",
+    ]))
+    .await?;
+    assert_eq!(out.code, 0, "{out}");
+    assert!(out.stdout.starts_with("via-krew\tollama v1.2.3"), "{out}");
+
     let _ = std::fs::remove_dir_all(&work);
     ns.delete().await;
     Ok(())
