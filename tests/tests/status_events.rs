@@ -55,7 +55,7 @@ async fn restarts_during_an_upgrade_and_after_convergence_repeat_no_event() -> T
     // while the doomed upgrade is still in progress.
     scenario(
         "status-restart",
-        &["--progress-deadline-seconds=30"],
+        &["--progress-deadline-seconds=40"],
         async |mut fx: Fixture| {
             let v1 = image(OLD_TAG);
             let bad = NEVER_READY_IMAGE.to_string();
@@ -100,7 +100,7 @@ async fn restarts_during_an_upgrade_and_after_convergence_repeat_no_event() -> T
             fx.expect_events(&rt, &events).await?;
             restart_says_nothing(&mut fx, &rt, &events).await?;
             ensure(
-                upgraded_at.elapsed() < std::time::Duration::from_secs(25),
+                upgraded_at.elapsed() < std::time::Duration::from_secs(35),
                 "too slow: the restart did not happen well inside the progress deadline",
             )?;
             fx.settle("x", &rolling).await?;

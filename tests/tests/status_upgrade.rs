@@ -6,9 +6,10 @@
 
 mod status_support;
 
+use serde_json::json;
 use status_support::{
-    Expect, Fixture, NEW_TAG, OLD_TAG, StatusRecorder, TestResult, UpgradeStep, conditions, ensure,
-    image, runtime, scenario,
+    Expect, Fixture, NEW_TAG, OLD_TAG, REPOSITORY, StatusRecorder, TestResult, UpgradeStep,
+    conditions, ensure, image, runtime, scenario,
 };
 use trussium_api::condition_type;
 use trussium_e2e::NEVER_READY_IMAGE;
@@ -231,5 +232,59 @@ async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestR
             Ok(())
         },
     )
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn an_upgrade_to_a_digest_while_scaled_to_zero_completes_at_once() -> TestResult {
+    scenario("status-upgrade-zero", &[], async |fx: Fixture| {
+        let v1 = image(OLD_TAG);
+        let digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        let pinned = format!("{REPOSITORY}@{digest}");
+        fx.create(runtime("x", OLD_TAG, 0, None)).await?;
+        // Scaled to zero from the start: the empty rollout completes, which
+        // is the first success.
+        let rt = fx
+            .settle("x", &Expect::scaled_to_zero("created at zero", &v1))
+            .await?;
+        let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeScaledToZero")];
+        fx.expect_events(&rt, &events).await?;
+
+        // Pinning a digest is an upgrade; with nothing to roll it completes
+        // as soon as the Deployment controller has seen it.
+        fx.patch_spec("x", json!({"image": {"tag": null, "digest": digest}}))
+            .await?;
+        let done = Expect {
+            label: "pinned while at zero",
+            conditions: conditions(
+                ("False", "ScaledToZero"),
+                ("False", "ScaledToZero"),
+                ("True", "ScaledToZero"),
+                ("False", "AsExpected"),
+                ("False", "UpgradeComplete"),
+            ),
+            ..Expect::scaled_to_zero("pinned while at zero", &pinned)
+        };
+        let rt = fx.settle("x", &done).await?;
+        events.extend([
+            (N, "RuntimeUpgradeStarted"),
+            (N, "RuntimeProgressing"),
+            (N, "RuntimeScaledToZero"),
+            (N, "RuntimeUpgradeCompleted"),
+        ]);
+        let seen = fx.expect_events(&rt, &events).await?;
+        for e in seen
+            .iter()
+            .filter(|e| e.reason.starts_with("RuntimeUpgrade"))
+        {
+            ensure(
+                e.note.contains(&v1) && e.note.contains(&pinned),
+                format!("{} does not name both images: {}", e.reason, e.note),
+            )?;
+        }
+        fx.events_stay(&rt, &events).await?;
+        Ok(())
+    })
     .await
 }
