@@ -1,0 +1,418 @@
+//! Least privilege and quiet: the operator's RBAC (`kubectl auth can-i`), its
+//! Secret requests (metadata only, per the audit log), the Secret's value
+//! nowhere in what it logs or writes, and zero writes in a steady state, also
+//! after a restart.
+
+mod operator_support;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Event as CoreEvent, Secret};
+use k8s_openapi::api::events::v1::Event;
+use kube::ResourceExt;
+use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
+use operator_support::{
+    BoxError, CONVERGE, Harness, PROGRESS_DEADLINE_ARG, PROMPT, QUIET, TestResult, describe,
+    minimal, run,
+};
+use serde_json::{Value, json};
+use tokio::time::Instant;
+use trussium_e2e::{
+    AuditEvent, OPERATOR_USER, TestNamespace, admin_client, admin_kubeconfig_path, install,
+    kubectl_path, require_cluster,
+};
+
+/// Whether any object in `value` has one of `keys`, at any depth.
+fn has_key(value: &Value, keys: &[&str]) -> bool {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .any(|(k, v)| keys.contains(&k.as_str()) || has_key(v, keys)),
+        Value::Array(items) => items.iter().any(|v| has_key(v, keys)),
+        _ => false,
+    }
+}
+
+/// The operator's audit events on Secrets in the test namespace since `mark`.
+async fn secret_requests(
+    h: &Harness,
+    mark: &trussium_e2e::AuditMark,
+) -> Result<Vec<AuditEvent>, BoxError> {
+    Ok(h.operator_events_since(mark)
+        .await?
+        .into_iter()
+        .filter(|e| e.resource() == "secrets")
+        .collect())
+}
+
+/// Waits until the operator has sent no write for `quiet` (it converged).
+async fn wait_until_quiet(h: &Harness, quiet: Duration) -> TestResult {
+    let deadline = Instant::now() + CONVERGE;
+    loop {
+        let mark = h.audit.mark();
+        tokio::time::sleep(quiet).await;
+        let writes = h.operator_writes_since(&mark).await?;
+        if writes.is_empty() {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("the operator never went quiet: {}", describe(&writes)).into());
+        }
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn the_operator_never_reads_a_secret_body_nor_repeats_its_value() -> TestResult {
+    run("op-secret-body", &[PROGRESS_DEADLINE_ARG], async |h| {
+        let mark = h.audit.mark();
+        let value = format!("sk-live-{}-do-not-leak", h.namespace());
+        let rotated = format!("sk-rotated-{}-do-not-leak", h.namespace());
+        let registry = format!("registry-token-{}-do-not-leak", h.namespace());
+        // As `kubectl apply` would leave it: the value also sits in an
+        // annotation, which metadata-only requests do return. It must still
+        // go nowhere.
+        let last_applied = json!({
+            "apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "openai-credentials"},
+            "stringData": {"api-key": value},
+        })
+        .to_string();
+        h.create_secret_with(
+            "openai-credentials",
+            "api-key",
+            &value,
+            BTreeMap::from([(
+                "kubectl.kubernetes.io/last-applied-configuration".to_string(),
+                last_applied,
+            )]),
+        )
+        .await?;
+        h.create_secret("ghcr-credentials", ".dockerconfigjson", &registry)
+            .await?;
+        let rt = h
+            .create_runtime(minimal(
+                "guarded",
+                json!({
+                    "provider": {"type": "openai", "model": "gpt-5",
+                        "credentialsSecretRef": {"name": "openai-credentials", "key": "api-key"}},
+                    "imagePullSecrets": [{"name": "ghcr-credentials"}],
+                }),
+            )?)
+            .await?;
+        let name = rt.name_any();
+        h.wait_ready(&name).await?;
+
+        // Every path that touches Secrets: rotation, a missing Secret and
+        // its return, and a restart (the initial list of the Secret watch).
+        let generation = h.api::<Deployment>().get(&name).await?.metadata.generation;
+        h.rotate_secret("openai-credentials", "api-key", &rotated)
+            .await?;
+        h.wait_object("the pods to roll", &name, PROMPT, |d: &Deployment| {
+            d.metadata.generation > generation
+        })
+        .await?;
+        h.api::<Secret>()
+            .delete("ghcr-credentials", &DeleteParams::default())
+            .await?;
+        h.wait_condition(
+            &name,
+            "ConfigurationValid",
+            "False",
+            Some("SecretNotFound"),
+            PROMPT,
+        )
+        .await?;
+        h.create_secret("ghcr-credentials", ".dockerconfigjson", &registry)
+            .await?;
+        h.wait_ready(&name).await?;
+        h.operator.restart().await?;
+        let restarted = h.audit.mark();
+        h.wait_for_secret_check("openai-credentials", &restarted, PROMPT)
+            .await?;
+        h.wait_ready(&name).await?;
+
+        let requests = secret_requests(h, &mark).await?;
+        let mut kinds = BTreeMap::<String, usize>::new();
+        for e in &requests {
+            assert!(
+                ["get", "list", "watch"].contains(&e.verb.as_str()),
+                "the operator sent {} on a Secret: {}",
+                e.verb,
+                e.request_uri
+            );
+            let Some(response) = &e.response_object else {
+                *kinds.entry(format!("{} {}", e.verb, e.code())).or_default() += 1;
+                continue;
+            };
+            let kind = response["kind"].as_str().unwrap_or_default().to_string();
+            assert!(
+                [
+                    "PartialObjectMetadata",
+                    "PartialObjectMetadataList",
+                    "Status"
+                ]
+                .contains(&kind.as_str()),
+                "{} {} returned a {kind}",
+                e.verb,
+                e.request_uri
+            );
+            assert!(
+                !has_key(response, &["data", "stringData"]),
+                "{} {} returned Secret data",
+                e.verb,
+                e.request_uri
+            );
+            *kinds.entry(format!("{} {kind}", e.verb)).or_default() += 1;
+        }
+        eprintln!("the operator's Secret requests: {kinds:?}");
+        // Not vacuous: existence checks and the watch's list were recorded.
+        assert!(
+            kinds
+                .get("get PartialObjectMetadata")
+                .is_some_and(|&n| n >= 2),
+            "metadata-only GETs recorded: {kinds:?}"
+        );
+        assert!(
+            kinds.contains_key("get 404"),
+            "the GET of the missing Secret: {kinds:?}"
+        );
+        assert!(
+            kinds.contains_key("list PartialObjectMetadataList"),
+            "the watch's metadata-only list: {kinds:?}"
+        );
+
+        // The values appear nowhere the operator writes or says anything.
+        let status = serde_json::to_string(&h.runtimes().get(&name).await?)?;
+        let events = serde_json::to_string(&h.api::<Event>().list(&ListParams::default()).await?)?;
+        let core_events =
+            serde_json::to_string(&h.api::<CoreEvent>().list(&ListParams::default()).await?)?;
+        let config = serde_json::to_string(&h.api::<ConfigMap>().get(&name).await?)?;
+        let deployment = serde_json::to_string(&h.api::<Deployment>().get(&name).await?)?;
+        let log = h.operator.log_text();
+        assert!(!log.is_empty(), "the operator logged nothing at all");
+        assert!(events.contains("RuntimeReady"), "Events were published");
+        for secret in [&value, &rotated, &registry] {
+            for (place, text) in [
+                ("the operator log", &log),
+                ("the runtime (status included)", &status),
+                ("the events.k8s.io Events", &events),
+                ("the core Events", &core_events),
+                ("the ConfigMap", &config),
+                ("the Deployment", &deployment),
+            ] {
+                assert!(
+                    !text.contains(secret.as_str()),
+                    "a Secret value is in {place}"
+                );
+            }
+        }
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn steady_state_sends_no_write_even_after_a_restart() -> TestResult {
+    run("op-steady", &[PROGRESS_DEADLINE_ARG], async |h| {
+        h.create_secret("openai-credentials", "api-key", "sk-steady")
+            .await?;
+        h.create_secret("ghcr-credentials", ".dockerconfigjson", "{}")
+            .await?;
+        // Every builder at work, and a second runtime blocked on a missing
+        // Secret (a blocked runtime is a steady state too).
+        let busy = h
+            .create_runtime(minimal(
+                "busy",
+                json!({
+                    "replicas": 2,
+                    "imagePullSecrets": [{"name": "ghcr-credentials"}],
+                    "provider": {"type": "openai", "model": "gpt-5",
+                        "baseURL": "https://api.openai.com/v1",
+                        "credentialsSecretRef": {"name": "openai-credentials", "key": "api-key"}},
+                    "runtime": {"providerRequestTimeoutSeconds": 60, "shutdownDrainTimeoutSeconds": 45},
+                    "service": {"type": "NodePort", "port": 8080},
+                    "networkPolicy": {"enabled": true, "ingress": [
+                        {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "clients"}}},
+                    ]},
+                    "autoscaling": {"enabled": true, "minReplicas": 2, "maxReplicas": 5},
+                    "resources": {"requests": {"cpu": "1000m", "memory": "1024Mi"},
+                                  "limits": {"cpu": "2", "memory": "2Gi"}},
+                    "podMetadata": {"labels": {"team": "ai"}, "annotations": {"example.com/a": "b"}},
+                    "scheduling": {"tolerations": [{"key": "dedicated", "operator": "Exists"}]},
+                }),
+            )?)
+            .await?
+            .name_any();
+        let blocked = h
+            .create_runtime(minimal(
+                "blocked",
+                json!({"imagePullSecrets": [{"name": "never-created"}]}),
+            )?)
+            .await?
+            .name_any();
+        h.wait_ready(&busy).await?;
+        h.wait_condition(&blocked, "ConfigurationValid", "False", Some("SecretNotFound"), CONVERGE)
+            .await?;
+        wait_until_quiet(h, Duration::from_secs(2)).await?;
+
+        // Quiet period, with reconciles provoked by changes that need no
+        // write: someone annotates owned objects.
+        let mark = h.audit.mark();
+        let annotate = json!({"metadata": {"annotations": {"example.com/seen-by": "audit"}}});
+        h.api::<ConfigMap>()
+            .patch(&busy, &PatchParams::default(), &Patch::Merge(&annotate))
+            .await?;
+        h.api::<Deployment>()
+            .patch(&busy, &PatchParams::default(), &Patch::Merge(&annotate))
+            .await?;
+        h.wait_for_secret_check("openai-credentials", &mark, PROMPT)
+            .await?;
+        tokio::time::sleep(QUIET).await;
+        let writes = h.operator_writes_since(&mark).await?;
+        assert!(
+            writes.is_empty(),
+            "writes in a steady state: {}",
+            describe(&writes)
+        );
+
+        // A restart reconciles everything again, and still writes nothing.
+        let mark = h.audit.mark();
+        h.operator.restart().await?;
+        h.wait_for_secret_check("openai-credentials", &mark, PROMPT)
+            .await?;
+        h.wait_for_secret_check("never-created", &mark, PROMPT)
+            .await?;
+        tokio::time::sleep(QUIET).await;
+        let writes = h.operator_writes_since(&mark).await?;
+        assert!(
+            writes.is_empty(),
+            "writes after a restart: {}",
+            describe(&writes)
+        );
+        Ok(())
+    })
+    .await
+}
+
+/// `kubectl auth can-i VERB RESOURCE [--subresource=S]` as the operator.
+async fn operator_can(namespace: &str, verb: &str, resource: &str) -> Result<bool, BoxError> {
+    let (resource, subresource) = match resource.split_once('/') {
+        Some((r, s)) => (r, Some(s)),
+        None => (resource, None),
+    };
+    let mut command = tokio::process::Command::new(kubectl_path());
+    command
+        .arg(format!(
+            "--kubeconfig={}",
+            admin_kubeconfig_path().display()
+        ))
+        .args(["auth", "can-i", verb, resource])
+        .arg(format!("--as={OPERATOR_USER}"))
+        .arg(format!("--namespace={namespace}"));
+    if let Some(subresource) = subresource {
+        command.arg(format!("--subresource={subresource}"));
+    }
+    let output = command.output().await?;
+    let answer = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    match answer.as_str() {
+        "yes" => Ok(true),
+        "no" => Ok(false),
+        _ => Err(format!(
+            "kubectl auth can-i {verb} {resource}: {answer} {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+        .into()),
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn the_operator_has_exactly_the_permissions_it_needs() -> TestResult {
+    require_cluster();
+    install(&admin_client().await?).await?;
+    let ns = TestNamespace::create("op-rbac").await?;
+    let checks: &[(&str, &str, bool)] = &[
+        // No Pod access at all.
+        ("get", "pods", false),
+        ("list", "pods", false),
+        ("watch", "pods", false),
+        ("create", "pods", false),
+        ("delete", "pods", false),
+        ("get", "pods/log", false),
+        ("create", "pods/exec", false),
+        // Secrets: read (metadata-only in practice), never write.
+        ("get", "secrets", true),
+        ("list", "secrets", true),
+        ("watch", "secrets", true),
+        ("create", "secrets", false),
+        ("update", "secrets", false),
+        ("patch", "secrets", false),
+        ("delete", "secrets", false),
+        ("deletecollection", "secrets", false),
+        // Runtimes: read; status written; no finalizers, no spec writes.
+        ("get", "trussiumruntimes.runtime.trussium.io", true),
+        ("list", "trussiumruntimes.runtime.trussium.io", true),
+        ("watch", "trussiumruntimes.runtime.trussium.io", true),
+        ("patch", "trussiumruntimes.runtime.trussium.io/status", true),
+        (
+            "update",
+            "trussiumruntimes.runtime.trussium.io/status",
+            true,
+        ),
+        (
+            "update",
+            "trussiumruntimes.runtime.trussium.io/finalizers",
+            false,
+        ),
+        (
+            "patch",
+            "trussiumruntimes.runtime.trussium.io/finalizers",
+            false,
+        ),
+        ("update", "trussiumruntimes.runtime.trussium.io", false),
+        ("patch", "trussiumruntimes.runtime.trussium.io", false),
+        ("create", "trussiumruntimes.runtime.trussium.io", false),
+        ("delete", "trussiumruntimes.runtime.trussium.io", false),
+        // Events: events.k8s.io only.
+        ("create", "events.events.k8s.io", true),
+        ("patch", "events.events.k8s.io", true),
+        ("create", "events", false),
+        // Owned kinds: written by server-side apply (patch); garbage
+        // collection deletes them, except the optional kinds.
+        ("create", "deployments.apps", true),
+        ("patch", "deployments.apps", true),
+        ("update", "deployments.apps", false),
+        ("delete", "deployments.apps", false),
+        ("patch", "deployments.apps/scale", false),
+        ("patch", "configmaps", true),
+        ("delete", "configmaps", false),
+        ("patch", "services", true),
+        ("delete", "services", false),
+        ("patch", "serviceaccounts", true),
+        ("create", "serviceaccounts/token", false),
+        ("patch", "poddisruptionbudgets.policy", true),
+        ("patch", "networkpolicies.networking.k8s.io", true),
+        ("delete", "networkpolicies.networking.k8s.io", true),
+        ("patch", "horizontalpodautoscalers.autoscaling", true),
+        ("delete", "horizontalpodautoscalers.autoscaling", true),
+        // Nothing that escalates.
+        ("create", "roles.rbac.authorization.k8s.io", false),
+        ("create", "rolebindings.rbac.authorization.k8s.io", false),
+    ];
+    let mut wrong = Vec::new();
+    for &(verb, resource, expected) in checks {
+        if operator_can(&ns.name, verb, resource).await? != expected {
+            wrong.push(format!(
+                "{} {verb} {resource}",
+                if expected { "cannot" } else { "can" }
+            ));
+        }
+    }
+    ns.delete().await;
+    assert!(wrong.is_empty(), "the operator's RBAC is off: {wrong:?}");
+    Ok(())
+}
