@@ -14,6 +14,7 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service, ServiceAccount};
 use kube::Api;
+use serde_json::json;
 use status_support::{
     Expect, Fixture, OLD_TAG, QUIET, TestResult, ensure, image, runtime, scenario,
 };
@@ -459,6 +460,79 @@ async fn observed_generation_lags_while_the_operator_is_down() -> TestResult {
             "kubectl wait failed after catching up",
         )?;
         fx.events_stay(&rt, &events).await?;
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn spec_changes_that_spare_the_deployment_only_move_observed_generation() -> TestResult {
+    scenario("status-spared", &[], async |fx: Fixture| {
+        let v1 = image(OLD_TAG);
+        fx.create(runtime("x", OLD_TAG, 1, None)).await?;
+        let ready = Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade"));
+        let first = fx.settle("x", &ready).await?;
+        let events = [(N, "RuntimeProgressing"), (N, "RuntimeReady")];
+        fx.expect_events(&first, &events).await?;
+        let deployments = fx.ns.api::<Deployment>();
+        let deployment_generation = deployments.get("x").await?.metadata.generation;
+        let conditions_of = |rt: &TrussiumRuntime| {
+            rt.status
+                .as_ref()
+                .map(|s| {
+                    s.conditions
+                        .iter()
+                        .map(|c| (c.type_.clone(), c.status.clone(), c.reason.clone(), c.last_transition_time.clone()))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        };
+
+        for (step, spec) in [
+            ("Service port", json!({"service": {"port": 9100}})),
+            (
+                "NetworkPolicy",
+                json!({"networkPolicy": {"enabled": true, "ingress": [
+                    {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "clients"}}}
+                ]}}),
+            ),
+        ] {
+            let mark = fx.audit.mark();
+            let generation = fx.patch_spec("x", spec).await?;
+            // settle() checks observedGeneration (status and every
+            // condition) against the new generation, and the endpoint
+            // against the new port.
+            let rt = fx.settle("x", &ready).await?;
+            ensure(
+                rt.metadata.generation == Some(generation),
+                format!("{step}: generation moved on"),
+            )?;
+            ensure(
+                conditions_of(&rt) == conditions_of(&first),
+                format!("{step}: a condition changed (status, reason or transition time)"),
+            )?;
+            ensure(
+                deployments.get("x").await?.metadata.generation == deployment_generation,
+                format!("{step}: the Deployment changed"),
+            )?;
+            fx.events_stay(&rt, &events).await?;
+            let writes = fx.operator_writes(&mark).await?;
+            let status_writes = writes
+                .iter()
+                .filter(|w| w.contains("trussiumruntimes/status"))
+                .count();
+            ensure(
+                status_writes == 1 && !writes.iter().any(|w| w.contains(" events ")),
+                format!("{step}: expected one status write and no Event, got {writes:?}"),
+            )?;
+        }
+        let rt = fx.get("x").await?;
+        ensure(
+            rt.status.as_ref().and_then(|s| s.endpoint.as_deref())
+                == Some(&*format!("http://x.{}.svc.cluster.local:9100", fx.namespace())),
+            "the endpoint does not follow the Service port",
+        )?;
         Ok(())
     })
     .await

@@ -582,8 +582,9 @@ impl Expect {
             format!(
                 "{:?}",
                 Some(format!(
-                    "http://{}.{namespace}.svc.cluster.local:9000",
-                    rt.name_any()
+                    "http://{}.{namespace}.svc.cluster.local:{}",
+                    rt.name_any(),
+                    rt.spec.service.port
                 ))
             ),
             format!("{:?}", status.endpoint),
