@@ -751,3 +751,84 @@ async fn deleting_the_runtime_garbage_collects_everything() -> TestResult {
     })
     .await
 }
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn configuration_changes_reach_the_config_map_and_roll_the_pods() -> TestResult {
+    run("op-config-change", &[PROGRESS_DEADLINE_ARG], async |h| {
+        let rt = h
+            .create_runtime(minimal(
+                "tuned",
+                json!({"runtime": {"shutdownDrainTimeoutSeconds": 90, "streamIdleTimeoutSeconds": 20}}),
+            )?)
+            .await?;
+        let name = rt.name_any();
+        h.wait_ready(&name).await?;
+        let deployments = h.api::<Deployment>();
+        let config_maps = h.api::<ConfigMap>();
+        let config_hash = |d: &Deployment| {
+            json_of(d).map(|d| at(&d, "/spec/template/metadata/annotations")[CONFIG_HASH].clone())
+        };
+        let first = deployments.get(&name).await?;
+        let first_hash = config_hash(&first)?;
+        let data = config_maps.get(&name).await?.data.unwrap_or_default();
+        assert_eq!(data.get("TRUSSIUM_SHUTDOWN_DRAIN_TIMEOUT_SECONDS").map(String::as_str), Some("90"));
+        assert_eq!(data.get("TRUSSIUM_STREAM_IDLE_TIMEOUT_SECONDS").map(String::as_str), Some("20"));
+        assert_eq!(
+            at(&json_of(&first)?, "/spec/template/spec/terminationGracePeriodSeconds"),
+            &json!(95)
+        );
+
+        // A new model and one override unset: the ConfigMap loses the key
+        // (back under the runtime release's control), the grace period
+        // returns to its floor, and the pods roll.
+        h.patch_spec(
+            &name,
+            json!({"provider": {"model": "llama3.3"}, "runtime": {"shutdownDrainTimeoutSeconds": null}}),
+        )
+        .await?;
+        let updated = h
+            .wait_object("the ConfigMap to change", &name, CONVERGE, |c: &ConfigMap| {
+                c.data.as_ref().and_then(|d| d.get("TRUSSIUM_PROVIDER_MODEL")).map(String::as_str)
+                    == Some("llama3.3")
+            })
+            .await?;
+        assert_eq!(
+            updated.data,
+            Some(BTreeMap::from([
+                ("TRUSSIUM_PROVIDER_TYPE".into(), "ollama".into()),
+                ("TRUSSIUM_PROVIDER_MODEL".into(), "llama3.3".into()),
+                (
+                    "TRUSSIUM_PROVIDER_BASE_URL".into(),
+                    "http://ollama.ollama.svc.cluster.local:11434/v1".into()
+                ),
+                ("TRUSSIUM_STREAM_IDLE_TIMEOUT_SECONDS".into(), "20".into()),
+            ]))
+        );
+        let rolled = h
+            .wait_object("the pod template to change", &name, CONVERGE, |d: &Deployment| {
+                config_hash(d).is_ok_and(|h| h != first_hash)
+            })
+            .await?;
+        assert_eq!(
+            at(&json_of(&rolled)?, "/spec/template/spec/terminationGracePeriodSeconds"),
+            &json!(30)
+        );
+        let hash = config_hash(&rolled)?;
+        let pods = h.api::<Pod>();
+        let selector = ListParams::default().labels(&format!("app.kubernetes.io/instance={name}"));
+        wait_for("the pod to roll onto the new configuration", CONVERGE, async || {
+            let list = pods.list(&selector).await?;
+            let rolled = list.items.len() == 1
+                && list.items.iter().all(|p| {
+                    p.metadata.deletion_timestamp.is_none()
+                        && p.annotations().get(CONFIG_HASH).map(|h| json!(h)) == Some(hash.clone())
+                });
+            Ok(rolled.then_some(()))
+        })
+        .await?;
+        h.wait_ready(&name).await?;
+        Ok(())
+    })
+    .await
+}

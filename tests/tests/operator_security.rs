@@ -15,7 +15,7 @@ use kube::ResourceExt;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
 use operator_support::{
     BoxError, CONVERGE, Harness, PROGRESS_DEADLINE_ARG, PROMPT, QUIET, TestResult, describe,
-    minimal, run,
+    holds_for, minimal, run,
 };
 use serde_json::{Value, json};
 use tokio::time::Instant;
@@ -292,6 +292,73 @@ async fn steady_state_sends_no_write_even_after_a_restart() -> TestResult {
             writes.is_empty(),
             "writes after a restart: {}",
             describe(&writes)
+        );
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn only_spec_changes_and_referenced_secrets_wake_the_operator() -> TestResult {
+    run("op-watch-filter", &[PROGRESS_DEADLINE_ARG], async |h| {
+        h.create_secret("credentials", "api-key", "sk-filter").await?;
+        let name = h
+            .create_runtime(minimal(
+                "filtered",
+                json!({"provider": {"credentialsSecretRef": {"name": "credentials", "key": "api-key"}}}),
+            )?)
+            .await?
+            .name_any();
+        h.wait_ready(&name).await?;
+        wait_until_quiet(h, Duration::from_secs(2)).await?;
+
+        // Each reconcile checks the Secret (a metadata GET the audit log
+        // records): none may follow changes that are not the spec's.
+        let mark = h.audit.mark();
+        let runtimes = h.runtimes();
+        let touch = json!({"metadata": {"labels": {"example.com/touched": "yes"},
+                                        "annotations": {"example.com/note": "hello"}}});
+        runtimes
+            .patch(&name, &PatchParams::default(), &Patch::Merge(&touch))
+            .await?;
+        runtimes
+            .patch_status(
+                &name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"status": {"endpoint": "http://tampered"}})),
+            )
+            .await?;
+        h.create_secret("unrelated", "k", "v").await?;
+        h.api::<Secret>()
+            .patch("unrelated", &PatchParams::default(), &Patch::Merge(&touch))
+            .await?;
+        let audit = &h.audit;
+        let namespace = h.namespace().to_string();
+        holds_for("no reconcile", Duration::from_secs(5), async || {
+            let checks: Vec<_> = audit
+                .events_since(&mark)?
+                .into_iter()
+                .filter(|e| {
+                    e.user.username == OPERATOR_USER
+                        && e.verb == "get"
+                        && e.resource() == "secrets"
+                        && e.object_ref.as_ref().and_then(|o| o.namespace.as_deref())
+                            == Some(namespace.as_str())
+                })
+                .collect();
+            Ok((!checks.is_empty()).then(|| format!("the operator reconciled: {}", describe(&checks))))
+        })
+        .await?;
+
+        // A spec change does wake it, and the status is told the truth again.
+        let mark = h.audit.mark();
+        h.patch_spec(&name, json!({"replicas": 2})).await?;
+        h.wait_for_secret_check("credentials", &mark, PROMPT).await?;
+        let rt = h.wait_ready(&name).await?;
+        assert_eq!(
+            rt.status.and_then(|s| s.endpoint).as_deref(),
+            Some(format!("http://{name}.{}.svc.cluster.local:9000", h.namespace()).as_str())
         );
         Ok(())
     })
