@@ -832,3 +832,73 @@ async fn configuration_changes_reach_the_config_map_and_roll_the_pods() -> TestR
     })
     .await
 }
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn service_type_and_port_image_digest_and_pull_policy_follow_the_spec() -> TestResult {
+    run("op-service-image", &[PROGRESS_DEADLINE_ARG], async |h| {
+        let digest = format!("sha256:{}", "0123456789abcdef".repeat(4));
+        let rt = h
+            .create_runtime(minimal(
+                "pinned",
+                json!({"image": {"tag": null, "digest": digest, "pullPolicy": "Always"}}),
+            )?)
+            .await?;
+        let name = rt.name_any();
+        let rt = h.wait_ready(&name).await?;
+        let d = json_of(&h.api::<Deployment>().get(&name).await?)?;
+        let image = format!("ghcr.io/trussiumhq/trussium@{digest}");
+        assert_eq!(
+            at(&d, "/spec/template/spec/containers/0/image"),
+            &json!(image)
+        );
+        assert_eq!(
+            at(&d, "/spec/template/spec/containers/0/imagePullPolicy"),
+            &json!("Always")
+        );
+        assert_eq!(
+            rt.status.as_ref().and_then(|s| s.current_image.as_deref()),
+            Some(image.as_str())
+        );
+
+        let services = h.api::<Service>();
+        for (type_, port) in [
+            ("NodePort", 8080),
+            ("LoadBalancer", 80),
+            ("ClusterIP", 9000),
+        ] {
+            h.patch_spec(&name, json!({"service": {"type": type_, "port": port}}))
+                .await?;
+            let service = h
+                .wait_object(
+                    &format!("the Service to become {type_} on {port}"),
+                    &name,
+                    CONVERGE,
+                    |s: &Service| {
+                        json_of(s).is_ok_and(|s| {
+                            at(&s, "/spec/type") == type_ && at(&s, "/spec/ports/0/port") == port
+                        })
+                    },
+                )
+                .await?;
+            assert_service(&json_of(&service)?, &name, type_, port);
+            let rt = h.wait_ready(&name).await?;
+            assert_eq!(
+                rt.status.and_then(|s| s.endpoint),
+                Some(format!(
+                    "http://{name}.{}.svc.cluster.local:{port}",
+                    h.namespace()
+                ))
+            );
+        }
+        // Back to ClusterIP: no node port left behind.
+        let service = json_of(&services.get(&name).await?)?;
+        assert!(
+            at(&service, "/spec/ports/0/nodePort").is_null(),
+            "{}",
+            at(&service, "/spec/ports")
+        );
+        Ok(())
+    })
+    .await
+}

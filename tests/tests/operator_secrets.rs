@@ -147,7 +147,17 @@ async fn missing_credentials_secret_blocks_every_write_until_it_is_created() -> 
         let mark = h.audit.mark();
         let rt = h.create_runtime(sample("openai")?).await?;
         let name = rt.name_any();
+        // A second runtime needs the same Secret: its creation must wake both.
+        let second = h
+            .create_runtime(minimal(
+                "second",
+                json!({"provider": {"type": "openai", "model": "gpt-5", "baseURL": null,
+                    "credentialsSecretRef": {"name": "openai-credentials", "key": "api-key"}}}),
+            )?)
+            .await?
+            .name_any();
         assert_blocked(h, &name, "openai-credentials", &mark).await?;
+        assert_blocked(h, &second, "openai-credentials", &mark).await?;
 
         let d = create_and_expect_unblocked(h, &name, "openai-credentials", "api-key", |_| true)
             .await?;
@@ -158,6 +168,23 @@ async fn missing_credentials_secret_blocks_every_write_until_it_is_created() -> 
             ),
             &json!({"secretKeyRef": {"name": "openai-credentials", "key": "api-key"}})
         );
+        // (The resync that could also do it is five minutes away.)
+        h.wait_object(
+            "the second runtime's Deployment",
+            &second,
+            PROMPT,
+            |_: &Deployment| true,
+        )
+        .await?;
+        h.wait_condition(
+            &second,
+            "ConfigurationValid",
+            "True",
+            Some("ReferencesResolved"),
+            PROMPT,
+        )
+        .await?;
+        h.wait_ready(&second).await?;
         Ok(())
     })
     .await
