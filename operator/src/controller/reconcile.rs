@@ -41,6 +41,12 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     else {
         return Ok(Action::await_change());
     };
+    // Being deleted (a foreground deletion keeps it visible meanwhile): the
+    // garbage collector is removing the owned objects; applying now would
+    // only rebuild what it removes.
+    if rt.metadata.deletion_timestamp.is_some() {
+        return Ok(Action::await_change());
+    }
 
     let references = check_references(&ctx.client, &rt, &namespace).await;
     let deployments: Api<Deployment> = Api::namespaced(ctx.client.clone(), &namespace);
