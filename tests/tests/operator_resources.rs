@@ -18,8 +18,8 @@ use kube::ResourceExt;
 use kube::api::{DeleteParams, ListParams};
 use operator_support::{
     BoxError, CONVERGE, Harness, PROGRESS_DEADLINE_ARG, TestResult, assert_operator_labels,
-    assert_owned_by, at, condition_summary, holds_for, json_of, minimal, operator_labels, run,
-    sample, selector_labels,
+    assert_owned_by, at, condition_summary, describe, holds_for, json_of, minimal, operator_labels,
+    run, sample, selector_labels,
 };
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
@@ -707,23 +707,9 @@ async fn deleting_the_runtime_garbage_collects_everything() -> TestResult {
 
         // The default (background) deletion: the garbage collector follows
         // the owner references; nothing needs a finalizer.
+        let mark = h.audit.mark();
         h.runtimes().delete(&name, &DeleteParams::default()).await?;
-        h.wait_gone::<TrussiumRuntime>("the runtime to be deleted", &name, CONVERGE)
-            .await?;
-        h.wait_gone::<ConfigMap>("the ConfigMap to be collected", &name, CONVERGE)
-            .await?;
-        h.wait_gone::<ServiceAccount>("the ServiceAccount to be collected", &name, CONVERGE)
-            .await?;
-        h.wait_gone::<Service>("the Service to be collected", &name, CONVERGE)
-            .await?;
-        h.wait_gone::<Deployment>("the Deployment to be collected", &name, CONVERGE)
-            .await?;
-        h.wait_gone::<PodDisruptionBudget>("the PDB to be collected", &name, CONVERGE)
-            .await?;
-        h.wait_gone::<NetworkPolicy>("the NetworkPolicy to be collected", &name, CONVERGE)
-            .await?;
-        h.wait_gone::<HorizontalPodAutoscaler>("the HPA to be collected", &name, CONVERGE)
-            .await?;
+        assert_collected(h, &name, &mark).await?;
         let pods = h.api::<Pod>();
         wait_for("the runtime pods to be gone", CONVERGE, async || {
             let list = pods
@@ -734,22 +720,70 @@ async fn deleting_the_runtime_garbage_collects_everything() -> TestResult {
         .await?;
 
         // A foreground deletion works too: owner references without
-        // blockOwnerDeletion do not hold the owner back.
-        let again = h.create_runtime(minimal("doomed-again", json!({}))?).await?;
+        // blockOwnerDeletion do not hold the owner back, and the operator
+        // does not rebuild what the garbage collector is removing.
+        let again = h
+            .create_runtime(minimal(
+                "doomed-again",
+                json!({"networkPolicy": {"enabled": true, "ingress": [
+                    {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "clients"}}},
+                ]}}),
+            )?)
+            .await?;
         let again_name = again.name_any();
         h.wait_ready(&again_name).await?;
+        let mark = h.audit.mark();
         h.runtimes()
             .delete(&again_name, &DeleteParams::foreground())
             .await?;
-        h.wait_gone::<TrussiumRuntime>("the second runtime to be deleted", &again_name, CONVERGE)
-            .await?;
-        h.wait_gone::<Deployment>("its Deployment to be collected", &again_name, CONVERGE)
-            .await?;
-        h.wait_gone::<ConfigMap>("its ConfigMap to be collected", &again_name, CONVERGE)
-            .await?;
+        assert_collected(h, &again_name, &mark).await?;
         Ok(())
     })
     .await
+}
+
+/// The runtime `name` and every object it owned are gone, and the operator
+/// created or changed none of them after `since` (the deletion request).
+async fn assert_collected(h: &Harness, name: &str, since: &trussium_e2e::AuditMark) -> TestResult {
+    h.wait_gone::<TrussiumRuntime>("the runtime to be deleted", name, CONVERGE)
+        .await?;
+    h.wait_gone::<ConfigMap>("the ConfigMap to be collected", name, CONVERGE)
+        .await?;
+    h.wait_gone::<ServiceAccount>("the ServiceAccount to be collected", name, CONVERGE)
+        .await?;
+    h.wait_gone::<Service>("the Service to be collected", name, CONVERGE)
+        .await?;
+    h.wait_gone::<Deployment>("the Deployment to be collected", name, CONVERGE)
+        .await?;
+    h.wait_gone::<PodDisruptionBudget>("the PDB to be collected", name, CONVERGE)
+        .await?;
+    h.wait_gone::<NetworkPolicy>("the NetworkPolicy to be collected", name, CONVERGE)
+        .await?;
+    h.wait_gone::<HorizontalPodAutoscaler>("the HPA to be collected", name, CONVERGE)
+        .await?;
+    let rebuilt: Vec<_> = h
+        .operator_writes_since(since)
+        .await?
+        .into_iter()
+        .filter(|e| {
+            [
+                "configmaps",
+                "serviceaccounts",
+                "services",
+                "deployments",
+                "poddisruptionbudgets",
+                "networkpolicies",
+                "horizontalpodautoscalers",
+            ]
+            .contains(&e.resource().as_str())
+        })
+        .collect();
+    assert!(
+        rebuilt.is_empty(),
+        "the operator wrote objects of the deleted runtime {name}: {}",
+        describe(&rebuilt)
+    );
+    Ok(())
 }
 
 #[tokio::test]
