@@ -27,6 +27,7 @@ fi
 phase_names=()
 phase_times=()
 current=""
+current_started=$EPOCHREALTIME
 cluster_started=false
 suite_started=$EPOCHREALTIME
 
@@ -35,12 +36,12 @@ since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; 
 # phase <name> <command...>: runs a step and records its duration.
 phase() {
   current=$1
+  current_started=$EPOCHREALTIME
   shift
   echo "==> $current"
-  local started=$EPOCHREALTIME
   "$@"
   phase_names+=("$current")
-  phase_times+=("$(since "$started")")
+  phase_times+=("$(since "$current_started")")
 }
 
 # Cluster logs and the audit log outlive .cluster/ (which down.sh removes).
@@ -62,6 +63,8 @@ finish() {
   trap - EXIT INT TERM
   if [ "$rc" -ne 0 ] && [ -n "$current" ]; then
     echo "make test: phase '$current' failed (exit $rc)" >&2
+    phase_names+=("$current (failed)")
+    phase_times+=("$(since "$current_started")")
   fi
   if $cluster_started; then
     [ "$rc" -eq 0 ] || keep_cluster_logs
@@ -95,5 +98,6 @@ phase "cluster down (stale)" "$here/cluster/down.sh"
 cluster_started=true
 # (The cluster's daemons must not inherit the lock.)
 phase "cluster up" "$here/cluster/up.sh" 9>&-
-phase "tests" cargo test --workspace -- --include-ignored
+# Every test binary runs even after a failure, for the full picture.
+phase "tests" cargo test --workspace --no-fail-fast -- --include-ignored
 current=""
