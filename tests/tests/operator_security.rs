@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{ConfigMap, Event as CoreEvent, Secret};
+use k8s_openapi::api::core::v1::{ConfigMap, Event as CoreEvent, Secret, Service};
 use k8s_openapi::api::events::v1::Event;
 use kube::ResourceExt;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
@@ -45,6 +45,31 @@ async fn secret_requests(
         .into_iter()
         .filter(|e| e.resource() == "secrets")
         .collect())
+}
+
+/// The namespace's events.k8s.io Events, oldest first, for a failure message.
+async fn event_notes(h: &Harness) -> Result<String, BoxError> {
+    let mut events = h.api::<Event>().list(&ListParams::default()).await?.items;
+    events.sort_by_key(|e| e.event_time.as_ref().map(|t| t.0));
+    Ok(events
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {}: {}",
+                e.event_time
+                    .as_ref()
+                    .map(|t| t.0.to_string())
+                    .unwrap_or_default(),
+                e.regarding
+                    .as_ref()
+                    .and_then(|r| r.name.clone())
+                    .unwrap_or_default(),
+                e.reason.clone().unwrap_or_default(),
+                e.note.clone().unwrap_or_default()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" | "))
 }
 
 /// Waits until the operator has sent no write for `quiet` (it converged).
@@ -260,14 +285,20 @@ async fn steady_state_sends_no_write_even_after_a_restart() -> TestResult {
         wait_until_quiet(h, Duration::from_secs(2)).await?;
 
         // Quiet period, with reconciles provoked by changes that need no
-        // write: someone annotates owned objects.
+        // write: someone annotates or labels owned objects. (Not a Deployment
+        // annotation: that bumps the Deployment's generation, a real change
+        // the status reports.)
         let mark = h.audit.mark();
         let annotate = json!({"metadata": {"annotations": {"example.com/seen-by": "audit"}}});
+        let label = json!({"metadata": {"labels": {"example.com/seen-by": "audit"}}});
         h.api::<ConfigMap>()
             .patch(&busy, &PatchParams::default(), &Patch::Merge(&annotate))
             .await?;
-        h.api::<Deployment>()
+        h.api::<Service>()
             .patch(&busy, &PatchParams::default(), &Patch::Merge(&annotate))
+            .await?;
+        h.api::<Deployment>()
+            .patch(&busy, &PatchParams::default(), &Patch::Merge(&label))
             .await?;
         h.wait_for_secret_check("openai-credentials", &mark, PROMPT)
             .await?;
@@ -275,8 +306,9 @@ async fn steady_state_sends_no_write_even_after_a_restart() -> TestResult {
         let writes = h.operator_writes_since(&mark).await?;
         assert!(
             writes.is_empty(),
-            "writes in a steady state: {}",
-            describe(&writes)
+            "writes in a steady state: {}; Events: {}",
+            describe(&writes),
+            event_notes(h).await?
         );
 
         // A restart reconciles everything again, and still writes nothing.
@@ -290,8 +322,9 @@ async fn steady_state_sends_no_write_even_after_a_restart() -> TestResult {
         let writes = h.operator_writes_since(&mark).await?;
         assert!(
             writes.is_empty(),
-            "writes after a restart: {}",
-            describe(&writes)
+            "writes after a restart: {}; Events: {}",
+            describe(&writes),
+            event_notes(h).await?
         );
         Ok(())
     })
