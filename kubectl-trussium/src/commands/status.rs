@@ -1063,6 +1063,30 @@ digest-pinned   -       3         openai     gpt-5      sha256:abcdef012345   13
     }
 
     #[test]
+    fn mirror_follows_a_watch_and_relists() {
+        let rt = |name: &str| {
+            let mut r = runtime(UPGRADING);
+            r.metadata.name = Some(name.into());
+            r
+        };
+        let mut m: Mirror<TrussiumRuntime> = Mirror::new();
+        assert!(!m.apply(watcher::Event::Init));
+        assert!(!m.apply(watcher::Event::InitApply(rt("a"))));
+        assert!(!m.ready, "nothing is drawn before the list is complete");
+        assert!(m.apply(watcher::Event::InitDone));
+        assert!(m.apply(watcher::Event::Apply(rt("b"))));
+        assert_eq!(m.items.len(), 2);
+        assert!(m.apply(watcher::Event::Delete(rt("a"))));
+        // A relist replaces everything at once.
+        m.apply(watcher::Event::Init);
+        m.apply(watcher::Event::InitApply(rt("c")));
+        assert_eq!(m.items.len(), 1, "old items stay until the relist is done");
+        m.apply(watcher::Event::InitDone);
+        let keys: Vec<&String> = m.items.keys().collect();
+        assert_eq!(keys, ["trussium/c"]);
+    }
+
+    #[test]
     fn image_highlighting() {
         let d = "r/x:v2";
         assert_eq!(
