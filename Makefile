@@ -57,8 +57,17 @@ test: ## The whole test suite: unit tests and cluster tests on a fresh local clu
 	tests/run.sh
 
 .PHONY: bench
-bench: ## Benchmark kubectl trussium status against kubectl get (prints figures)
+bench: bench-plugin bench-operator ## Both benchmarks, against the running local cluster (prints figures)
+
+.PHONY: bench-plugin
+bench-plugin: ## kubectl trussium status vs kubectl get, for 1 and 1000 runtimes
 	scripts/bench.sh
+
+.PHONY: bench-operator
+bench-operator: ## Operator: time to Ready, writes, quiet-period writes, upgrade time, peak RSS (BENCH_RUNTIMES=100)
+	cargo build --release -p trussium-operator
+	source tests/cluster/env.sh && TRUSSIUM_OPERATOR_BIN=$(CURDIR)/target/release/trussium-operator \
+		cargo bench -p trussium-e2e --bench operator
 
 .PHONY: krew
 krew: ## Build the release archive and fill in the krew manifest's sha256
