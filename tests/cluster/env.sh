@@ -21,5 +21,8 @@ case "$PATH:" in
 esac
 KUBECONFIG=$TRUSSIUM_KUBECONFIG
 
-export TRUSSIUM_ROOT TRUSSIUM_CACHE TRUSSIUM_BIN TRUSSIUM_CLUSTER_DIR TRUSSIUM_KUBECONFIG \
+# TRUSSIUM_CLUSTER_DIR and TRUSSIUM_KUBECONFIG stay exported only when the
+# caller set them: a default exported from one checkout must not steer the
+# scripts (or make test's cluster-down) of another.
+export TRUSSIUM_ROOT TRUSSIUM_CACHE TRUSSIUM_BIN \
   TRUSSIUM_APISERVER_PORT TRUSSIUM_ETCD_PORT TRUSSIUM_ETCD_PEER_PORT PATH KUBECONFIG
