@@ -78,7 +78,7 @@ async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
         wait_for(
             "the clock to pass the first rollout's second",
             Duration::from_secs(3),
-            async || Ok((chrono::Utc::now().timestamp() > latest).then_some(())),
+            async || Ok((k8s_openapi::jiff::Timestamp::now().as_second() > latest).then_some(())),
         )
         .await?;
 

@@ -23,13 +23,14 @@ pub async fn report(
     references: &ReferenceCheck,
     reconcile_error: Option<&str>,
 ) -> Result<(), Error> {
+    let now = k8s_openapi::jiff::Timestamp::now();
     let status = project(&StatusInput {
         runtime: rt,
         deployment,
         references,
         reconcile_error,
         config: &ctx.config,
-        now: chrono::Utc::now(),
+        now,
     });
     let stored = rt.status.as_ref();
     if stored.is_some_and(|stored| semantically_equal(stored, &status)) {

@@ -71,15 +71,9 @@ pub fn build(
 /// `now` as a condition timestamp, truncated to whole seconds: that is all
 /// `metav1.Time` keeps on the wire, so a status we write compares equal to the
 /// same status read back.
-pub fn timestamp(now: chrono::DateTime<chrono::Utc>) -> Time {
-    let seconds = now.timestamp();
-    // Only a clock beyond the year 9999 can fail here; clamp rather than panic.
-    let at = Timestamp::from_second(seconds).unwrap_or(if seconds > 0 {
-        Timestamp::MAX
-    } else {
-        Timestamp::MIN
-    });
-    Time(at)
+pub fn timestamp(now: Timestamp) -> Time {
+    // Whole seconds of a valid Timestamp are a valid Timestamp.
+    Time(Timestamp::from_second(now.as_second()).unwrap_or(now))
 }
 
 /// `text` cut to at most `max_bytes` bytes on a character boundary, with an
@@ -100,7 +94,6 @@ pub fn truncated(text: &str, max_bytes: usize) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use chrono::TimeZone;
 
     fn at(second: i64) -> Time {
         Time(Timestamp::from_second(second).unwrap())
@@ -159,9 +152,7 @@ mod tests {
 
     #[test]
     fn timestamp_drops_subseconds() {
-        let now = chrono::Utc
-            .timestamp_opt(1_700_000_000, 999_999_999)
-            .unwrap();
+        let now = Timestamp::new(1_700_000_000, 999_999_999).unwrap();
         assert_eq!(timestamp(now), at(1_700_000_000));
     }
 

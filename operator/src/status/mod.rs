@@ -71,7 +71,7 @@ pub struct StatusInput<'a> {
     /// one-line, secret-free message.
     pub reconcile_error: Option<&'a str>,
     pub config: &'a OperatorConfig,
-    pub now: chrono::DateTime<chrono::Utc>,
+    pub now: k8s_openapi::jiff::Timestamp,
 }
 
 /// The status the runtime should report now.

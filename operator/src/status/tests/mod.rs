@@ -15,7 +15,6 @@ mod upgrade;
 
 use std::collections::BTreeMap;
 
-use chrono::TimeZone;
 use k8s_openapi::api::apps::v1::Deployment;
 use serde_json::json;
 use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus, condition_type};
@@ -272,7 +271,7 @@ impl World {
             reconcile_error: self.reconcile_error.as_deref(),
             config: &self.config,
             // Sub-second noise: project must ignore it.
-            now: chrono::Utc.timestamp_opt(now, 123_456_789).unwrap(),
+            now: k8s_openapi::jiff::Timestamp::new(now, 123_456_789).unwrap(),
         }
     }
 
