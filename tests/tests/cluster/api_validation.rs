@@ -4,11 +4,9 @@
 //! (`tests/fixtures/invalid/`) is refused with the message it documents, and
 //! the valid edge cases (`tests/fixtures/valid/`) are accepted.
 //!
-//! `source tests/cluster/env.sh && cargo test -p trussium-e2e --test api_validation -- --include-ignored`
+//! `source tests/cluster/env.sh && cargo test -p trussium-e2e --test cluster api_validation -- --include-ignored`
 
-mod api_support;
-
-use api_support::{
+use crate::api_support::{
     BoxError, CRD_NAME, Fixture, TestResult, dynamic_api, install_crd, kubectl, kubectl_ok,
     load_fixtures, refusal_message, samples,
 };

@@ -3,15 +3,13 @@
 //! cannot create replicas (ResourceQuota), and the desired replica count
 //! following the autoscaler.
 
-mod status_support;
-
+use crate::status_support::{
+    Expect, Fixture, OLD_TAG, TestResult, conditions, ensure, image, runtime, scenario,
+};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, ResourceQuota};
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::json;
-use status_support::{
-    Expect, Fixture, OLD_TAG, TestResult, conditions, ensure, image, runtime, scenario,
-};
 use trussium_api::condition_type;
 
 const N: &str = "Normal";
@@ -179,7 +177,8 @@ async fn replicas_the_deployment_cannot_create_degrade_the_runtime() -> TestResu
         ready_first.extend([(N, "RuntimeReady"), (N, "RuntimeRecovered")]);
         let uid = rt.metadata.uid.clone().unwrap_or_default();
         let final_events =
-            status_support::wait_for_any_events(&fx, &uid, &[recovered, ready_first]).await?;
+            crate::status_support::wait_for_any_events(&fx, &uid, &[recovered, ready_first])
+                .await?;
         fx.events_stay(&rt, &final_events).await?;
         Ok(())
     })

@@ -2,8 +2,6 @@
 //! discovery on PATH), and putting TrussiumRuntimes into known states by
 //! writing their status as the admin, the way the operator would.
 
-#![allow(dead_code)] // each test file uses a different part
-
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -2,18 +2,16 @@
 //! objects, its creation unblocks promptly through the metadata-only Secret
 //! watch, and a rotation rolls the pods.
 
-mod operator_support;
-
 use std::time::Duration;
 
+use crate::operator_support::{
+    BoxError, CONVERGE, Harness, PROGRESS_DEADLINE_ARG, PROMPT, TestResult, at, describe,
+    holds_for, json_of, minimal, run, sample,
+};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret, Service, ServiceAccount};
 use kube::ResourceExt;
 use kube::api::{DeleteParams, ListParams};
-use operator_support::{
-    BoxError, CONVERGE, Harness, PROGRESS_DEADLINE_ARG, PROMPT, TestResult, at, describe,
-    holds_for, json_of, minimal, run, sample,
-};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 use trussium_e2e::{AuditEvent, wait_for};

@@ -7,17 +7,15 @@
 //! observedGeneration), the status fields, and the exact list of Events
 //! published about the runtime so far.
 
-mod status_support;
-
 use std::time::Duration;
 
+use crate::status_support::{
+    Expect, Fixture, OLD_TAG, QUIET, TestResult, ensure, image, runtime, scenario,
+};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service, ServiceAccount};
 use kube::Api;
 use serde_json::json;
-use status_support::{
-    Expect, Fixture, OLD_TAG, QUIET, TestResult, ensure, image, runtime, scenario,
-};
 use trussium_api::{TrussiumRuntime, condition_type};
 use trussium_e2e::{OPERATOR_USER, wait_for};
 

@@ -3,10 +3,8 @@
 //! runtimes from the samples, Secrets, waiting on status, bounded
 //! observation windows, the operator's writes from the audit log, and a
 //! recorder of every `spec.replicas` a Deployment passes through.
-#![allow(dead_code)] // each test file uses a different part
 
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -40,9 +38,6 @@ pub const PROMPT: Duration = Duration::from_secs(10);
 pub const QUIET: Duration = Duration::from_secs(10);
 /// The operator's progress deadline in these tests.
 pub const PROGRESS_DEADLINE_ARG: &str = "--progress-deadline-seconds=10";
-
-/// Field manager of everything the tests write as the admin.
-const TEST_MANAGER: &str = "trussium-e2e-test";
 
 /// The labels every owned object (and every runtime pod) carries.
 pub fn operator_labels(runtime: &str) -> BTreeMap<String, String> {
@@ -537,15 +532,4 @@ impl Drop for ReplicaRecorder {
     fn drop(&mut self) {
         self.task.abort();
     }
-}
-
-/// Runs a future with a time limit, naming it in the error.
-pub async fn within<T>(
-    what: &str,
-    limit: Duration,
-    future: impl Future<Output = Result<T, BoxError>>,
-) -> Result<T, BoxError> {
-    tokio::time::timeout(limit, future)
-        .await
-        .map_err(|_| format!("{what} took longer than {limit:?}"))?
 }

@@ -2,7 +2,6 @@
 //! runtimes, the exact status a settled step must show, the Events the
 //! operator published about a runtime, and a recorder of every status a
 //! runtime went through.
-#![allow(dead_code)] // each test file uses a different part
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -15,13 +14,13 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::runtime::{WatchStreamExt, watcher};
-use kube::{Api, Client, ResourceExt};
+use kube::{Api, ResourceExt};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus, condition_type};
 use trussium_e2e::{
-    Audit, AuditMark, OPERATOR_USER, Operator, TestNamespace, admin_client, admin_kubeconfig_path,
-    kubectl_path, require_cluster,
+    Audit, AuditMark, OPERATOR_USER, Operator, TestNamespace, admin_kubeconfig_path, kubectl_path,
+    require_cluster,
 };
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -40,7 +39,6 @@ pub const EVENTS_LAG: Duration = Duration::from_secs(20);
 pub const QUIET: Duration = Duration::from_secs(5);
 
 const POLL: Duration = Duration::from_millis(200);
-const MANAGER: &str = "trussium-e2e-status";
 
 /// `repository:tag` of our image.
 pub fn image(tag: &str) -> String {
@@ -379,12 +377,10 @@ pub struct SeenEvent {
     pub regarding_kind: String,
     pub regarding_name: String,
     pub resource_version: u64,
-    pub raw: Value,
 }
 
 impl From<Event> for SeenEvent {
     fn from(e: Event) -> Self {
-        let raw = serde_json::to_value(&e).unwrap_or_default();
         let regarding = e.regarding.unwrap_or_default();
         SeenEvent {
             type_: e.type_.unwrap_or_default(),
@@ -399,7 +395,6 @@ impl From<Event> for SeenEvent {
                 .resource_version
                 .and_then(|v| v.parse().ok())
                 .unwrap_or_default(),
-            raw,
         }
     }
 }
@@ -729,11 +724,6 @@ impl Drop for StatusRecorder {
     fn drop(&mut self) {
         self.task.abort();
     }
-}
-
-/// A fresh admin client (for work outside the fixture).
-pub async fn admin() -> Result<Client, BoxError> {
-    Ok(admin_client().await?)
 }
 
 /// `Err` with `message` unless `ok`.

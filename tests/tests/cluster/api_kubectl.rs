@@ -2,13 +2,11 @@
 //! `explain`, `get` with the printer columns, the short name and category,
 //! and `scale` through the scale subresource.
 //!
-//! `source tests/cluster/env.sh && cargo test -p trussium-e2e --test api_kubectl -- --include-ignored`
-
-mod api_support;
+//! `source tests/cluster/env.sh && cargo test -p trussium-e2e --test cluster api_kubectl -- --include-ignored`
 
 use std::time::Duration;
 
-use api_support::{BoxError, TestResult, install_crd, kubectl, kubectl_ok, squeeze};
+use crate::api_support::{BoxError, TestResult, install_crd, kubectl, kubectl_ok, squeeze};
 use kube::Api;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;

@@ -2,8 +2,6 @@
 //! kubectl on PATH, against runtimes put into known states by writing their
 //! status as the admin (standing in for the operator).
 
-mod plugin_support;
-
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::ServiceAccount;
@@ -14,7 +12,7 @@ use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{Error, TestNamespace, kubeconfig_for_service_account, require_cluster};
 
-use plugin_support::*;
+use crate::plugin_support::*;
 
 const QUICK: Duration = Duration::from_secs(30);
 
@@ -691,11 +689,9 @@ async fn events_oldest_first_and_watch_streams_new_ones() -> Result<(), Error> {
         lines[1][0].starts_with("10m") || lines[1][0].starts_with("11m"),
         "{out}"
     );
-    assert_eq!(
-        lines[2][..3],
-        ["2m", "Normal", "RuntimeProgressing"],
-        "{out}"
-    );
+    // Published 2 minutes back; a slow machine may show "2m1s".
+    assert!(lines[2][0].starts_with("2m"), "{out}");
+    assert_eq!(lines[2][1..3], ["Normal", "RuntimeProgressing"], "{out}");
     assert_eq!(lines[3][1..3], ["Normal", "RuntimeReady"], "{out}");
     assert!(
         out.stdout.contains("Secret openai-credentials not found."),

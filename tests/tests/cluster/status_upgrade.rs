@@ -4,13 +4,11 @@
 //! (progress deadline → UpgradeFailed, Degraded) with the recovery by going
 //! back to the previous tag.
 
-mod status_support;
-
-use serde_json::json;
-use status_support::{
+use crate::status_support::{
     Expect, Fixture, NEW_TAG, OLD_TAG, REPOSITORY, StatusRecorder, TestResult, UpgradeStep,
     conditions, ensure, image, runtime, scenario,
 };
+use serde_json::json;
 use trussium_api::condition_type;
 use trussium_e2e::NEVER_READY_IMAGE;
 

@@ -4,23 +4,21 @@
 //! Each test runs its own operator (as the operator's ServiceAccount, never as
 //! admin) in its own namespace.
 
-mod operator_support;
-
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::operator_support::{
+    BoxError, CONVERGE, Harness, PROGRESS_DEADLINE_ARG, TestResult, assert_operator_labels,
+    assert_owned_by, at, condition_summary, holds_for, json_of, minimal, operator_labels, run,
+    sample, selector_labels,
+};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod, Service, ServiceAccount};
 use k8s_openapi::api::networking::v1::NetworkPolicy;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::ResourceExt;
-use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
-use operator_support::{
-    BoxError, CONVERGE, Harness, PROGRESS_DEADLINE_ARG, TestResult, assert_operator_labels,
-    assert_owned_by, at, condition_summary, holds_for, json_of, minimal, operator_labels, run,
-    sample, selector_labels,
-};
+use kube::api::{DeleteParams, ListParams, ObjectMeta, Patch, PatchParams};
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{NEVER_READY_IMAGE, wait_for};
@@ -720,11 +718,14 @@ async fn deleting_the_runtime_garbage_collects_everything() -> TestResult {
         })
         .await?;
 
-        // A foreground deletion works too (owner references without
-        // blockOwnerDeletion do not hold the owner back), and while the
-        // runtime is being deleted the operator does not rebuild what the
-        // garbage collector removes. A finalizer of the test's own keeps the
-        // runtime in that state long enough to watch.
+        // A foreground deletion works too, and while the runtime is being
+        // deleted the operator leaves it to the garbage collector: it writes
+        // nothing and rebuilds nothing. A finalizer of the test's own keeps
+        // the runtime in that state long enough to watch. (Whether the
+        // collector removes the dependents while the owner is held is its
+        // own business: the owner references carry no blockOwnerDeletion, so
+        // it may drop its foregroundDeletion finalizer first and wait for the
+        // owner to go. Collection is asserted once the hold is released.)
         const HOLD: &str = "e2e.trussium.io/hold";
         let again = h
             .create_runtime(minimal(
@@ -736,18 +737,6 @@ async fn deleting_the_runtime_garbage_collects_everything() -> TestResult {
             .await?;
         let again_name = again.name_any();
         h.wait_ready(&again_name).await?;
-        let runtimes = h.runtimes();
-        runtimes
-            .patch(
-                &again_name,
-                &PatchParams::default(),
-                &Patch::Merge(json!({"metadata": {"finalizers": [HOLD]}})),
-            )
-            .await?;
-        runtimes
-            .delete(&again_name, &DeleteParams::foreground())
-            .await?;
-        assert_collected(h, &again_name).await?;
         let (config_maps, accounts, services, deployments, budgets, policies) = (
             h.api::<ConfigMap>(),
             h.api::<ServiceAccount>(),
@@ -756,22 +745,45 @@ async fn deleting_the_runtime_garbage_collects_everything() -> TestResult {
             h.api::<PodDisruptionBudget>(),
             h.api::<NetworkPolicy>(),
         );
+        // The uid of each owned object now (an absent one counts as "").
+        let uids = async || -> Result<Vec<String>, BoxError> {
+            let uid = |m: Option<ObjectMeta>| m.and_then(|m| m.uid).unwrap_or_default();
+            Ok(vec![
+                uid(config_maps.get_opt(&again_name).await?.map(|o| o.metadata)),
+                uid(accounts.get_opt(&again_name).await?.map(|o| o.metadata)),
+                uid(services.get_opt(&again_name).await?.map(|o| o.metadata)),
+                uid(deployments.get_opt(&again_name).await?.map(|o| o.metadata)),
+                uid(budgets.get_opt(&again_name).await?.map(|o| o.metadata)),
+                uid(policies.get_opt(&again_name).await?.map(|o| o.metadata)),
+            ])
+        };
+        let before = uids().await?;
+        let runtimes = h.runtimes();
+        runtimes
+            .patch(
+                &again_name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"metadata": {"finalizers": [HOLD]}})),
+            )
+            .await?;
+        let mark = h.audit.mark();
+        runtimes
+            .delete(&again_name, &DeleteParams::foreground())
+            .await?;
         holds_for("nothing rebuilt while the runtime is being deleted", Duration::from_secs(4), async || {
             let rt = runtimes.get(&again_name).await?;
             if rt.metadata.deletion_timestamp.is_none() {
                 return Ok(Some("the runtime is not being deleted".into()));
             }
-            let found = [
-                config_maps.get_opt(&again_name).await?.map(|_| "the ConfigMap"),
-                accounts.get_opt(&again_name).await?.map(|_| "the ServiceAccount"),
-                services.get_opt(&again_name).await?.map(|_| "the Service"),
-                deployments.get_opt(&again_name).await?.map(|_| "the Deployment"),
-                budgets.get_opt(&again_name).await?.map(|_| "the PDB"),
-                policies.get_opt(&again_name).await?.map(|_| "the NetworkPolicy"),
-            ];
-            Ok(found.into_iter().flatten().next().map(|k| format!("{k} was rebuilt")))
+            let now = uids().await?;
+            let rebuilt = now.iter().zip(&before).any(|(now, before)| !now.is_empty() && now != before);
+            Ok(rebuilt.then(|| format!("an owned object was rebuilt: {before:?} -> {now:?}")))
         })
         .await?;
+        let writes = h.operator_writes_since(&mark).await?;
+        if !writes.is_empty() {
+            return Err(format!("the operator wrote while the runtime was being deleted: {writes:?}").into());
+        }
         let held = runtimes.get(&again_name).await?;
         let finalizers: Vec<String> = held
             .finalizers()
@@ -791,6 +803,7 @@ async fn deleting_the_runtime_garbage_collects_everything() -> TestResult {
             .await?;
         h.wait_gone::<TrussiumRuntime>("the second runtime to be deleted", &again_name, CONVERGE)
             .await?;
+        assert_collected(h, &again_name).await?;
         Ok(())
     })
     .await

@@ -1,7 +1,6 @@
 //! Shared by the `api_*` cluster tests: installing the CRD from `crds/`,
 //! running the real `kubectl`, and reading the manifest corpus in
 //! `tests/fixtures/`.
-#![allow(dead_code)] // each test file uses a different part
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -159,7 +158,6 @@ pub fn squeeze(text: &str) -> String {
 pub struct Fixture {
     pub case: String,
     pub path: PathBuf,
-    pub summary: String,
     pub expects: Vec<String>,
     pub pruned_by_default: bool,
     pub text: String,
@@ -211,7 +209,6 @@ fn read_fixture(path: &Path) -> Result<Fixture, BoxError> {
         .and_then(|s| s.to_str())
         .unwrap_or_default()
         .to_string();
-    let mut summary = String::new();
     let mut expects = Vec::new();
     let mut pruned_by_default = false;
     for line in text.lines().take_while(|l| l.starts_with('#')) {
@@ -220,14 +217,11 @@ fn read_fixture(path: &Path) -> Result<Fixture, BoxError> {
             expects.push(expect.trim().to_string());
         } else if let Some(mode) = line.strip_prefix("api:") {
             pruned_by_default = mode.trim() == "pruned";
-        } else if summary.is_empty() {
-            summary = line.to_string();
         }
     }
     Ok(Fixture {
         case,
         path: path.to_path_buf(),
-        summary,
         expects,
         pruned_by_default,
         text,

@@ -8,14 +8,12 @@
 //! (a metadata GET, which the audit policy records) exactly once per
 //! reconcile, so the audit log counts reconciles too.
 
-mod status_support;
-
+use crate::status_support::{
+    Expect, Fixture, OLD_TAG, QUIET, TestResult, conditions, ensure, image, runtime, scenario,
+};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
-use status_support::{
-    Expect, Fixture, OLD_TAG, QUIET, TestResult, conditions, ensure, image, runtime, scenario,
-};
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::NEVER_READY_IMAGE;
 

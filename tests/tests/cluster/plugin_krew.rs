@@ -2,8 +2,6 @@
 //! tests/krew/build.sh) from the manifest and archive that `make krew`
 //! (scripts/krew-package.sh) produces, and then works through kubectl.
 
-mod plugin_support;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -12,7 +10,7 @@ use trussium_e2e::{
     Error, TestNamespace, admin_kubeconfig_path, kubectl_path, repo_root, require_cluster,
 };
 
-use plugin_support::*;
+use crate::plugin_support::*;
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
     let path = path.to_path_buf();

@@ -2,18 +2,16 @@
 //! runtime's replicas, the operator then leaves the count to the HPA, and
 //! disabling it removes the HPA and restores spec.replicas.
 
-mod operator_support;
-
 use std::time::Duration;
 
+use crate::operator_support::{
+    CONVERGE, PROGRESS_DEADLINE_ARG, PROMPT, ReplicaRecorder, TestResult, assert_operator_labels,
+    assert_owned_by, at, describe, holds_for, json_of, minimal, run,
+};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use kube::ResourceExt;
 use kube::api::{Patch, PatchParams};
-use operator_support::{
-    CONVERGE, PROGRESS_DEADLINE_ARG, PROMPT, ReplicaRecorder, TestResult, assert_operator_labels,
-    assert_owned_by, at, describe, holds_for, json_of, minimal, run,
-};
 use serde_json::json;
 use trussium_e2e::wait_for;
 

@@ -2,10 +2,12 @@
 //! gets it reverted, and a deleted owned object comes back; both promptly,
 //! through the owned-object watches (the resync is five minutes away).
 
-mod operator_support;
-
 use std::fmt::Debug;
 
+use crate::operator_support::{
+    CONVERGE, Harness, PROGRESS_DEADLINE_ARG, PROMPT, TestResult, assert_operator_labels, at,
+    describe, json_of, minimal, run,
+};
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
@@ -14,10 +16,6 @@ use k8s_openapi::api::networking::v1::NetworkPolicy;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::{Resource, ResourceExt};
-use operator_support::{
-    CONVERGE, Harness, PROGRESS_DEADLINE_ARG, PROMPT, TestResult, assert_operator_labels, at,
-    describe, json_of, minimal, run,
-};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::time::Instant;
@@ -109,7 +107,7 @@ where
         .await?;
     eprintln!("{name}: {what} recreated in {:?}", started.elapsed());
     assert_operator_labels(new.meta(), &name, what);
-    operator_support::assert_owned_by(new.meta(), rt, what);
+    crate::operator_support::assert_owned_by(new.meta(), rt, what);
     Ok(())
 }
 

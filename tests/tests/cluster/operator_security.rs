@@ -3,20 +3,18 @@
 //! nowhere in what it logs or writes, and zero writes in a steady state, also
 //! after a restart.
 
-mod operator_support;
-
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::operator_support::{
+    BoxError, CONVERGE, Harness, PROGRESS_DEADLINE_ARG, PROMPT, QUIET, TestResult, describe,
+    holds_for, minimal, run,
+};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Event as CoreEvent, Secret, Service};
 use k8s_openapi::api::events::v1::Event;
 use kube::ResourceExt;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
-use operator_support::{
-    BoxError, CONVERGE, Harness, PROGRESS_DEADLINE_ARG, PROMPT, QUIET, TestResult, describe,
-    holds_for, minimal, run,
-};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 use trussium_e2e::{

@@ -1,0 +1,27 @@
+//! Cluster tests: real behaviour against the local control plane
+//! (`make test`, or `make cluster-up` then
+//! `cargo test -p trussium-e2e --test cluster -- --include-ignored [filter]`).
+//!
+//! One test binary, so that every test can run in parallel with every other
+//! (each has its own namespace, and its own operator where it needs one);
+//! cargo runs separate test binaries one after another.
+
+mod api_support;
+mod operator_support;
+mod plugin_support;
+mod status_support;
+
+mod api_kubectl;
+mod api_validation;
+mod control_plane;
+mod operator_autoscaling;
+mod operator_drift;
+mod operator_resources;
+mod operator_secrets;
+mod operator_security;
+mod plugin;
+mod plugin_krew;
+mod status_degraded;
+mod status_events;
+mod status_lifecycle;
+mod status_upgrade;
