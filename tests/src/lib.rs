@@ -7,6 +7,7 @@
 
 mod audit;
 mod cluster;
+mod crd;
 mod error;
 mod namespace;
 mod operator;
@@ -22,6 +23,7 @@ pub use cluster::{
     admin_kubeconfig, admin_kubeconfig_path, cluster_dir, control_plane_bin_dir, kubectl_path,
     repo_root, require_cluster,
 };
+pub use crd::install_crd;
 pub use error::Error;
 pub use namespace::{TEST_NAMESPACE_LABEL, TestNamespace};
 pub use operator::{

@@ -8,29 +8,23 @@ use std::process::Stdio;
 
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Patch, PatchParams};
 use kube::{Api, Client, ResourceExt};
 use tokio::process::{Child, Command};
 
-use crate::{Error, kubeconfig_for_service_account, repo_root, wait_for};
+use crate::crd::INSTALLER;
+use crate::{Error, install_crd, kubeconfig_for_service_account, repo_root};
 
 pub const OPERATOR_NAMESPACE: &str = "trussium-system";
 pub const OPERATOR_SERVICE_ACCOUNT: &str = "trussium-operator";
 /// The audit-log username of the operator.
 pub const OPERATOR_USER: &str = "system:serviceaccount:trussium-system:trussium-operator";
 
-const INSTALLER: &str = "trussium-e2e";
-
-/// Applies the CRD (from the types, identical to `crds/`) and `deploy/rbac/`,
-/// and waits until the CRD is served. Idempotent.
+/// Applies `crds/` and `deploy/rbac/`, and waits until the CRD is served.
+/// Idempotent.
 pub async fn install(admin: &Client) -> Result<(), Error> {
+    install_crd(admin).await?;
     let params = PatchParams::apply(INSTALLER).force();
-    let crds: Api<CustomResourceDefinition> = Api::all(admin.clone());
-    let crd = trussium_api::crd::crd();
-    let crd_name = crd.name_any();
-    crds.patch(&crd_name, &params, &Patch::Apply(&crd)).await?;
-
     let rbac = repo_root().join("deploy/rbac");
     let namespace: Namespace = read_yaml(&rbac.join("namespace.yaml"))?;
     Api::<Namespace>::all(admin.clone())
@@ -48,22 +42,7 @@ pub async fn install(admin: &Client) -> Result<(), Error> {
     Api::<ClusterRoleBinding>::all(admin.clone())
         .patch(&binding.name_any(), &params, &Patch::Apply(&binding))
         .await?;
-
-    wait_for(
-        "the TrussiumRuntime CRD to be established",
-        std::time::Duration::from_secs(30),
-        async || {
-            let crd = crds.get(&crd_name).await?;
-            let established = crd
-                .status
-                .and_then(|s| s.conditions)
-                .unwrap_or_default()
-                .iter()
-                .any(|c| c.type_ == "Established" && c.status == "True");
-            Ok(established.then_some(()))
-        },
-    )
-    .await
+    Ok(())
 }
 
 fn read_yaml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {

@@ -4,51 +4,21 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::time::Duration;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{ApiResource, DynamicObject, Patch, PatchParams};
+use kube::api::{ApiResource, DynamicObject};
 use kube::{Api, Client, ResourceExt};
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{admin_kubeconfig_path, repo_root, wait_for};
+use trussium_e2e::{admin_kubeconfig_path, repo_root};
 
 pub type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 pub const CRD_NAME: &str = "trussiumruntimes.runtime.trussium.io";
-const FIELD_MANAGER: &str = "trussium-e2e";
 
-/// Applies `crds/` exactly as committed (server-side apply, idempotent) and
-/// waits until the API server serves the resource.
+/// Applies `crds/` as committed and waits until it is served.
 pub async fn install_crd(client: &Client) -> Result<CustomResourceDefinition, BoxError> {
-    let path = repo_root().join(trussium_api::crd::CRD_PATH);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let crd: CustomResourceDefinition = serde_yaml::from_str(&text)?;
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    crds.patch(
-        &crd.name_any(),
-        &PatchParams::apply(FIELD_MANAGER).force(),
-        &Patch::Apply(&crd),
-    )
-    .await?;
-    let established = wait_for(
-        "the TrussiumRuntime CRD to be established",
-        Duration::from_secs(30),
-        async || {
-            let crd = crds.get(CRD_NAME).await?;
-            let conditions = crd
-                .status
-                .as_ref()
-                .and_then(|s| s.conditions.clone())
-                .unwrap_or_default();
-            let established = conditions
-                .iter()
-                .any(|c| c.type_ == "Established" && c.status == "True");
-            Ok(established.then_some(crd))
-        },
-    )
-    .await?;
-    Ok(established)
+    Ok(trussium_e2e::install_crd(client).await?)
 }
 
 /// The TrussiumRuntime resource, for `Api<DynamicObject>`.

@@ -9,7 +9,6 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use k8s_openapi::api::events::v1::Event;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client, ResourceExt};
@@ -17,8 +16,7 @@ use serde_json::{Value, json};
 use std::io::BufRead;
 use std::sync::mpsc;
 use trussium_api::TrussiumRuntime;
-use trussium_api::crd::CRD_PATH;
-use trussium_e2e::{Error, control_plane_bin_dir, kubectl_path, repo_root, wait_for};
+use trussium_e2e::{Error, control_plane_bin_dir, kubectl_path, repo_root};
 
 pub const REPOSITORY: &str = "ghcr.io/trussiumhq/trussium";
 pub const DIGEST: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
@@ -215,41 +213,8 @@ impl Running {
 
 /// Applies crds/ (server-side, idempotent) and waits until it is served.
 pub async fn ensure_crd(client: &Client) -> Result<(), Error> {
-    let path = repo_root().join(CRD_PATH);
-    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
-    let crd: CustomResourceDefinition = serde_yaml::from_str(&text)?;
-    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let name = crd.name_any();
-    api.patch(
-        &name,
-        &PatchParams::apply("trussium-plugin-tests").force(),
-        &Patch::Apply(&crd),
-    )
-    .await?;
-    wait_for(
-        "the TrussiumRuntime CRD to be established",
-        Duration::from_secs(30),
-        async || {
-            let crd = api.get(&name).await?;
-            let established = crd
-                .status
-                .and_then(|s| s.conditions)
-                .unwrap_or_default()
-                .iter()
-                .any(|c| c.type_ == "Established" && c.status == "True");
-            Ok(established.then_some(()))
-        },
-    )
-    .await?;
-    // The API server needs a moment after Established before it serves the
-    // resource on every path.
-    let runtimes: Api<TrussiumRuntime> = Api::all(client.clone());
-    wait_for(
-        "trussiumruntimes to be served",
-        Duration::from_secs(30),
-        async || Ok(runtimes.list(&Default::default()).await.ok().map(|_| ())),
-    )
-    .await
+    trussium_e2e::install_crd(client).await?;
+    Ok(())
 }
 
 /// A TrussiumRuntime with the given tag and replicas.
