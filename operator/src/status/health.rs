@@ -114,7 +114,7 @@ fn progressing(seen: Observation) -> Verdict {
         ) => Verdict::yes(
             reason::DEPLOYMENT_GENERATION_PENDING,
             format!(
-                "Waiting for the controller of Deployment {} to observe generation {generation} (observed {observed}).",
+                "Rolling out a change to Deployment {}: its controller has not yet observed generation {generation} (it is at {observed}).",
                 d.name
             ),
         ),
