@@ -158,12 +158,22 @@ impl Audit {
                 path: self.path.clone(),
             });
         }
-        file.seek(SeekFrom::Start(mark.0))
+        // Read from one byte before the mark: a mark taken while the API
+        // server was writing a line lands inside it, and that line (a request
+        // that finished before the mark) belongs before the mark.
+        let from = mark.0.saturating_sub(1);
+        file.seek(SeekFrom::Start(from))
             .map_err(|e| Error::io(&self.path, e))?;
-        let mut text = String::new();
-        file.read_to_string(&mut text)
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
             .map_err(|e| Error::io(&self.path, e))?;
-        parse_lines(&text, mark.0)
+        let text = String::from_utf8_lossy(&bytes);
+        let skip = if mark.0 == 0 {
+            0
+        } else {
+            text.find('\n').map_or(text.len(), |i| i + 1)
+        };
+        parse_lines(&text[skip..], from + skip as u64)
     }
 
     /// Finished write requests (create, update, patch, delete, deletecollection)
@@ -197,7 +207,7 @@ fn parse_lines(text: &str, start_offset: u64) -> Result<Vec<AuditEvent>, Error> 
 
 #[cfg(test)]
 mod tests {
-    use super::parse_lines;
+    use super::{Audit, AuditMark, parse_lines};
 
     const CREATE: &str = r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"a","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/n/configmaps","verb":"create","user":{"username":"system:serviceaccount:n:op","groups":["system:serviceaccounts"]},"objectRef":{"resource":"configmaps","namespace":"n","name":"c","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":201}}"#;
 
@@ -218,5 +228,28 @@ mod tests {
         let text = format!("{CREATE}\nnot json\n");
         let err = parse_lines(&text, 100).err().map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains(&format!("byte {}", 100 + CREATE.len() + 1))));
+    }
+
+    #[test]
+    fn a_mark_inside_a_line_counts_that_line_before_it() -> Result<(), crate::Error> {
+        let path = std::env::temp_dir().join(format!("trussium-audit-{}.log", std::process::id()));
+        let text = format!("{CREATE}\n{}\n", CREATE.replace("\"c\"", "\"d\""));
+        std::fs::write(&path, &text).map_err(|e| crate::Error::io(&path, e))?;
+        let audit = Audit { path: path.clone() };
+        let names = |mark: u64| -> Result<Vec<String>, crate::Error> {
+            Ok(audit
+                .events_since(&AuditMark(mark))?
+                .iter()
+                .filter_map(|e| e.object_ref.as_ref().and_then(|o| o.name.clone()))
+                .collect())
+        };
+        let second_line = CREATE.len() as u64 + 1;
+        assert_eq!(names(0)?, ["c", "d"]);
+        assert_eq!(names(10)?, ["d"]);
+        assert_eq!(names(second_line)?, ["d"]);
+        assert_eq!(names(second_line + 5)?, Vec::<String>::new());
+        assert_eq!(names(text.len() as u64)?, Vec::<String>::new());
+        let _ = std::fs::remove_file(&path);
+        Ok(())
     }
 }
