@@ -6,7 +6,7 @@ use kube::{Api, Client, Config};
 use trussium_api::TrussiumRuntime;
 
 use crate::cli::GlobalFlags;
-use crate::error::{Error, Request, Result, classify};
+use crate::error::{Error, RUNTIMES, Request, Result, classify};
 
 /// A connected client and where to point it.
 #[derive(Clone)]
@@ -37,6 +37,21 @@ impl Target {
     /// The namespace for messages, `None` with `-A`.
     pub fn scope(&self) -> Option<&str> {
         (!self.all_namespaces).then_some(self.namespace.as_str())
+    }
+
+    /// The request `verb` on the named runtime, as error messages name it.
+    pub fn runtime_request(&self, verb: &'static str, name: &str) -> Request {
+        Request::new(verb, RUNTIMES)
+            .namespace(Some(&self.namespace))
+            .name(name)
+    }
+
+    /// Reads one runtime; failures become the error people read.
+    pub async fn get_runtime(&self, name: &str) -> Result<TrussiumRuntime> {
+        self.runtimes()
+            .get(name)
+            .await
+            .map_err(|e| self.fail(self.runtime_request("get", name), e))
     }
 
     /// Maps a failed request to the error people read.

@@ -14,16 +14,12 @@ use trussium_api::TrussiumRuntime;
 use crate::age;
 use crate::cli::EventsArgs;
 use crate::client::{Target, watch_error_is_fatal};
-use crate::error::{EVENTS, Error, RUNTIMES, Request, Result};
+use crate::error::{EVENTS, Error, Request, Result};
 use crate::output::{self, Health, Palette};
 use crate::table;
 
 pub async fn run(target: &Target, args: &EventsArgs, palette: Palette) -> Result<()> {
-    let rt = target
-        .runtimes()
-        .get(&args.name)
-        .await
-        .map_err(|e| target.fail(get_runtime(target, &args.name), e))?;
+    let rt = target.get_runtime(&args.name).await?;
     if args.watch {
         return watch(target, &rt, palette).await;
     }
@@ -45,12 +41,6 @@ pub async fn run(target: &Target, args: &EventsArgs, palette: Palette) -> Result
         return Ok(());
     }
     output::print(&render_table(&events, Timestamp::now(), palette, 0))
-}
-
-fn get_runtime(target: &Target, name: &str) -> Request {
-    Request::new("get", RUNTIMES)
-        .namespace(Some(&target.namespace))
-        .name(name)
 }
 
 fn list_events(target: &Target) -> Request {

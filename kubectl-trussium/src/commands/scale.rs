@@ -7,7 +7,7 @@ use trussium_api::TrussiumRuntime;
 
 use crate::cli::ScaleArgs;
 use crate::client::Target;
-use crate::error::{Error, RUNTIMES, Request, Result};
+use crate::error::{Error, Result};
 use crate::output::{self, Palette};
 
 /// What `scale` will do, decided from the runtime as it is.
@@ -46,16 +46,7 @@ pub fn plan(rt: &TrussiumRuntime, replicas: i32, force: bool) -> Plan {
 
 pub async fn run(target: &Target, args: &ScaleArgs, palette: Palette) -> Result<()> {
     let name = &args.name;
-    let request = |verb| {
-        Request::new(verb, RUNTIMES)
-            .namespace(Some(&target.namespace))
-            .name(name)
-    };
-    let api = target.runtimes();
-    let rt = api
-        .get(name)
-        .await
-        .map_err(|e| target.fail(request("get"), e))?;
+    let rt = target.get_runtime(name).await?;
     let n = args.replicas;
     let message = match plan(&rt, n, args.force) {
         Plan::Refuse { min, max } => {
@@ -102,12 +93,7 @@ async fn patch(target: &Target, name: &str, replicas: i32) -> Result<()> {
             &Patch::Merge(json!({"spec": {"replicas": replicas}})),
         )
         .await
-        .map_err(|e| {
-            let request = Request::new("patch", RUNTIMES)
-                .namespace(Some(&target.namespace))
-                .name(name);
-            target.fail(request, e)
-        })?;
+        .map_err(|e| target.fail(target.runtime_request("patch", name), e))?;
     Ok(())
 }
 

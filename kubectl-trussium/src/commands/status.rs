@@ -29,10 +29,11 @@ pub async fn run(target: &Target, args: &StatusArgs, palette: Palette) -> Result
     match (&args.name, args.watch) {
         (Some(name), false) => {
             if let Some(format) = args.output {
-                return output::print(&machine(&get(target, name).await?, format)?);
+                return output::print(&machine(&target.get_runtime(name).await?, format)?);
             }
             // The runtime and its Events in parallel: one round trip.
-            let (rt, events) = tokio::join!(get(target, name), events::for_name(target, name));
+            let (rt, events) =
+                tokio::join!(target.get_runtime(name), events::for_name(target, name));
             let rt = rt?;
             let recent = match events {
                 Ok(mut list) => {
@@ -69,15 +70,6 @@ fn nothing_found(target: &Target) -> String {
         Some(ns) => format!("No TrussiumRuntimes found in namespace {ns}."),
         None => "No TrussiumRuntimes found in any namespace.".to_string(),
     }
-}
-
-async fn get(target: &Target, name: &str) -> Result<TrussiumRuntime> {
-    target.runtimes().get(name).await.map_err(|e| {
-        let request = Request::new("get", RUNTIMES)
-            .namespace(Some(&target.namespace))
-            .name(name);
-        target.fail(request, e)
-    })
 }
 
 /// All runtimes in scope, in pages of 500 like kubectl.
@@ -606,7 +598,7 @@ async fn watch_detail(
     palette: Palette,
 ) -> Result<()> {
     // Fail fast, with the usual messages, on a missing runtime, CRD or permission.
-    let first = get(target, name).await?;
+    let first = target.get_runtime(name).await?;
     let by_name = format!("metadata.name={name}");
     let runtimes = watcher(
         target.runtimes(),

@@ -19,16 +19,8 @@ use crate::output::{self, Palette};
 
 pub async fn run(target: &Target, args: &UpgradeArgs, palette: Palette) -> Result<()> {
     let name = &args.name;
-    let request = |verb| {
-        Request::new(verb, RUNTIMES)
-            .namespace(Some(&target.namespace))
-            .name(name)
-    };
     let api = target.runtimes();
-    let before = api
-        .get(name)
-        .await
-        .map_err(|e| target.fail(request("get"), e))?;
+    let before = target.get_runtime(name).await?;
     let patched = api
         .patch(
             name,
@@ -36,7 +28,7 @@ pub async fn run(target: &Target, args: &UpgradeArgs, palette: Palette) -> Resul
             &Patch::Merge(image_patch(&args.target())),
         )
         .await
-        .map_err(|e| target.fail(request("patch"), e))?;
+        .map_err(|e| target.fail(target.runtime_request("patch", name), e))?;
     let generation = patched.metadata.generation.unwrap_or_default();
     let image = patched.spec.image.reference();
     let previous = before.spec.image.reference();
