@@ -8,6 +8,8 @@
 //! (a metadata GET, which the audit policy records) exactly once per
 //! reconcile, so the audit log counts reconciles too.
 
+use std::time::Duration;
+
 use crate::status_support::{
     Expect, Fixture, OLD_TAG, QUIET, TestResult, conditions, ensure, image, runtime, scenario,
 };
@@ -28,6 +30,10 @@ async fn restart_says_nothing(
     rt: &TrussiumRuntime,
     events: &[(&str, &str)],
 ) -> TestResult {
+    // Settled conditions can still carry moving messages (a rollout's
+    // counts): wait until the operator has had nothing to write for a while,
+    // so that what follows the restart is the restart's doing.
+    wait_until_quiet(fx).await?;
     let before = fx.get("x").await?.status;
     let mark = fx.audit.mark();
     fx.operator.restart().await?;
@@ -44,6 +50,24 @@ async fn restart_says_nothing(
         fx.get("x").await?.status == before,
         "the status changed across the restart",
     )
+}
+
+/// Waits (at most 20 s) for two seconds in which the operator writes nothing
+/// in the fixture's namespace.
+async fn wait_until_quiet(fx: &Fixture) -> TestResult {
+    const WINDOW: Duration = Duration::from_secs(2);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let mark = fx.audit.mark();
+        tokio::time::sleep(WINDOW).await;
+        let writes = fx.operator_writes(&mark).await?;
+        if writes.is_empty() {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() > deadline {
+            return Err(format!("the operator kept writing: {writes:?}").into());
+        }
+    }
 }
 
 #[tokio::test]
