@@ -1,8 +1,12 @@
 //! The Kubernetes client, built the way kubectl would from `--kubeconfig`,
 //! `--context`, `-n` and `KUBECONFIG`.
 
+use std::fmt::Debug;
+
+use kube::api::{ListParams, ObjectList};
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::{Api, Client, Config};
+use serde::de::DeserializeOwned;
 use trussium_api::TrussiumRuntime;
 
 use crate::cli::GlobalFlags;
@@ -52,6 +56,34 @@ impl Target {
             .get(name)
             .await
             .map_err(|e| self.fail(self.runtime_request("get", name), e))
+    }
+
+    /// Every object `params` selects, in pages of 500 like kubectl, so a
+    /// large namespace is never one huge response. `request` names the list
+    /// in an error.
+    pub async fn list_all<K>(
+        &self,
+        api: &Api<K>,
+        params: ListParams,
+        request: Request,
+    ) -> Result<Vec<K>>
+    where
+        K: Clone + Debug + DeserializeOwned,
+    {
+        let mut items = Vec::new();
+        let mut params = params.limit(500);
+        loop {
+            let page: ObjectList<K> = api
+                .list(&params)
+                .await
+                .map_err(|e| self.fail(request.clone(), e))?;
+            let next = page.metadata.continue_.clone().filter(|c| !c.is_empty());
+            items.extend(page.items);
+            match next {
+                Some(token) => params = params.continue_token(&token),
+                None => return Ok(items),
+            }
+        }
     }
 
     /// Maps a failed request to the error people read.

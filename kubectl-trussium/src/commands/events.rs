@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use futures::StreamExt;
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{ListParams, ObjectList};
+use kube::api::ListParams;
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Resource, ResourceExt};
 use trussium_api::TrussiumRuntime;
@@ -77,20 +77,8 @@ pub async fn for_runtime(target: &Target, rt: &TrussiumRuntime) -> Result<Vec<Ev
 /// [`regards`] once the runtime is known; this can run alongside its GET).
 pub async fn for_name(target: &Target, name: &str) -> Result<Vec<Event>> {
     let api: Api<Event> = Api::namespaced(target.client.clone(), &target.namespace);
-    let mut events = Vec::new();
-    let mut params = ListParams::default().fields(&selector(name)).limit(500);
-    loop {
-        let page: ObjectList<Event> = api
-            .list(&params)
-            .await
-            .map_err(|e| target.fail(list_events(target), e))?;
-        let next = page.metadata.continue_.clone().filter(|c| !c.is_empty());
-        events.extend(page.items);
-        match next {
-            Some(token) => params = params.continue_token(&token),
-            None => break,
-        }
-    }
+    let params = ListParams::default().fields(&selector(name));
+    let mut events = target.list_all(&api, params, list_events(target)).await?;
     sort_oldest_first(&mut events);
     Ok(events)
 }

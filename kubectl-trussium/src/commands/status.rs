@@ -8,7 +8,7 @@ use futures::{Stream, StreamExt};
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{ListParams, ObjectList};
+use kube::api::ListParams;
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Resource, ResourceExt};
 use trussium_api::image::version_of;
@@ -74,20 +74,10 @@ fn nothing_found(target: &Target) -> String {
 
 /// All runtimes in scope, in pages of 500 like kubectl.
 async fn list(target: &Target) -> Result<Vec<TrussiumRuntime>> {
-    let api = target.runtimes_in_scope();
-    let mut items = Vec::new();
-    let mut params = ListParams::default().limit(500);
-    loop {
-        let page: ObjectList<TrussiumRuntime> = api.list(&params).await.map_err(|e| {
-            target.fail(Request::new("list", RUNTIMES).namespace(target.scope()), e)
-        })?;
-        let next = page.metadata.continue_.clone().filter(|c| !c.is_empty());
-        items.extend(page.items);
-        match next {
-            Some(token) => params = params.continue_token(&token),
-            None => break,
-        }
-    }
+    let request = Request::new("list", RUNTIMES).namespace(target.scope());
+    let mut items = target
+        .list_all(&target.runtimes_in_scope(), ListParams::default(), request)
+        .await?;
     sort(&mut items);
     Ok(items)
 }
