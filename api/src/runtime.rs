@@ -72,6 +72,21 @@ use crate::status::TrussiumRuntimeStatus;
         name = "Age",
         type_ = "date",
         json_path = ".metadata.creationTimestamp"
+    ),
+    // `-o wide` only: the default columns are settled (DESIGN.md).
+    printcolumn(
+        name = "Status",
+        type_ = "string",
+        json_path = ".status.conditions[?(@.type==\"Ready\")].reason",
+        description = "Reason of the Ready condition (RuntimeReady, RuntimeNotReady, DeploymentFailed, ...)",
+        priority = 1
+    ),
+    printcolumn(
+        name = "Stalled",
+        type_ = "string",
+        json_path = ".status.conditions[?(@.type==\"Stalled\")].status",
+        description = "True while the runtime cannot progress without a change (kstatus: Failed)",
+        priority = 1
     )
 )]
 // A CPU limit alone is enough: Kubernetes copies it into the request.

@@ -34,8 +34,13 @@ pub struct TrussiumRuntimeStatus {
     /// In-cluster HTTP endpoint of the runtime Service.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
+    /// Fingerprint of the managed Deployment's pod template that its
+    /// controller last reported on: a Deployment generation bump that keeps
+    /// this template (an annotation, a scale) is not a rollout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_template_hash: Option<String>,
     /// Standard Kubernetes conditions: ConfigurationValid, Progressing,
-    /// Available, Ready, Degraded and Upgrading.
+    /// Available, Ready, Degraded, Upgrading and Stalled.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
     pub conditions: Vec<Condition>,
@@ -56,14 +61,18 @@ pub mod condition_type {
     pub const READY: &str = "Ready";
     pub const DEGRADED: &str = "Degraded";
     pub const UPGRADING: &str = "Upgrading";
+    /// kstatus (Flux, kpt): True while the runtime cannot make progress
+    /// without a change.
+    pub const STALLED: &str = "Stalled";
 
-    pub const ALL: [&str; 6] = [
+    pub const ALL: [&str; 7] = [
         CONFIGURATION_VALID,
         PROGRESSING,
         AVAILABLE,
         READY,
         DEGRADED,
         UPGRADING,
+        STALLED,
     ];
 }
 
@@ -96,4 +105,8 @@ pub mod reason {
     pub const UPGRADE_IN_PROGRESS: &str = "UpgradeInProgress";
     pub const UPGRADE_COMPLETE: &str = "UpgradeComplete";
     pub const UPGRADE_FAILED: &str = "UpgradeFailed";
+    // Stalled: True with the cause's reason (ProgressDeadlineExceeded,
+    // SecretNotFound); False with AsExpected, or Retrying while the operator
+    // retries a failure that may pass on its own.
+    pub const RETRYING: &str = "Retrying";
 }

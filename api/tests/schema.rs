@@ -240,11 +240,21 @@ fn resource_identity_and_cli_surface() -> TestResult {
         .iter()
         .filter_map(|c| c["name"].as_str())
         .collect();
-    // NAME comes first on its own.
+    // NAME comes first on its own; Status and Stalled only with `-o wide`.
     assert_eq!(
         columns,
-        ["Ready", "Desired", "Provider", "Model", "Version", "Age"]
+        [
+            "Ready", "Desired", "Provider", "Model", "Version", "Age", "Status", "Stalled"
+        ]
     );
+    let wide: Vec<&str> = version["additionalPrinterColumns"]
+        .as_array()
+        .ok_or("no printer columns")?
+        .iter()
+        .filter(|c| c["priority"].as_i64().unwrap_or(0) > 0)
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(wide, ["Status", "Stalled"]);
     assert_eq!(
         version["subresources"]["scale"]["specReplicasPath"],
         ".spec.replicas"

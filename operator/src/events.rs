@@ -626,6 +626,55 @@ mod tests {
         );
     }
 
+    #[test]
+    fn stalled_and_the_template_fingerprint_say_nothing_of_their_own() {
+        // The causes of Stalled have their Warnings (RuntimeDegraded,
+        // ConfigurationInvalid); Stalled itself, and the recorded template,
+        // never add an Event.
+        let calm = status(&["Stalled=False/AsExpected"], A, Some(A));
+        let stalled = status(&["Stalled=True/ProgressDeadlineExceeded"], A, Some(A));
+        let retrying = status(&["Stalled=False/Retrying"], A, Some(A));
+        let missing = status(&["Stalled=True/SecretNotFound"], A, Some(A));
+        for (old, new) in [
+            (&calm, &stalled),
+            (&stalled, &calm),
+            (&calm, &retrying),
+            (&retrying, &missing),
+            (&missing, &calm),
+        ] {
+            assert_eq!(reasons(&transitions(Some(old), new)), Vec::<&str>::new());
+        }
+        let mut moved = calm.clone();
+        moved.observed_template_hash = Some("0123456789abcdef".into());
+        assert_eq!(
+            reasons(&transitions(Some(&calm), &moved)),
+            Vec::<&str>::new()
+        );
+    }
+
+    #[test]
+    fn an_upgrade_that_takes_ready_away_announces_it_again_when_rolled_out() {
+        let ready = status(&["Ready=True/RuntimeReady"], A, Some(A));
+        let rolling = status(&["Ready=False/RuntimeNotReady"], B, Some(A));
+        let failed = status(&["Ready=False/DeploymentFailed"], B, Some(A));
+        assert_eq!(
+            reasons(&transitions(Some(&ready), &rolling)),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            reasons(&transitions(Some(&rolling), &failed)),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            reasons(&transitions(Some(&rolling), &ready)),
+            ["RuntimeReady"]
+        );
+        assert_eq!(
+            reasons(&transitions(Some(&failed), &ready)),
+            ["RuntimeReady"]
+        );
+    }
+
     /// Upgrade Events for every (old, new) pair the projection can produce.
     #[test]
     fn upgrade_lifecycle_table() {

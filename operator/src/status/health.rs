@@ -154,11 +154,13 @@ fn progressing(seen: Observation) -> Verdict {
     }
 }
 
-/// The contract's Ready: references valid (checked by the caller), the
-/// Deployment observed its current generation, and ready and available
-/// replicas reach the desired count. "Reach" is `>=`: while surplus old pods
-/// drain during a rolling update or a scale-down the requested capacity is
-/// served, and `==` would flap Ready on every rollout.
+/// Ready means the desired spec is fully rolled out and serving (stricter
+/// than the contract's four conditions, on purpose: see DESIGN.md): the
+/// references are valid (checked by the caller), the Deployment's controller
+/// acted on any change of the pod template, and every desired replica runs
+/// the current template and is ready and available ([`super::rollout::serves`]).
+/// So during an upgrade Ready is `False` while `Available` stays `True`, and
+/// `kubectl wait --for=condition=Ready` waits like `kubectl rollout status`.
 fn ready(seen: Observation) -> Verdict {
     let Some(d) = seen.deployment else {
         return Verdict::no(
@@ -171,34 +173,47 @@ fn ready(seen: Observation) -> Verdict {
             reason::DEPLOYMENT_FAILED,
             deadline_exceeded(&d.name, message),
         ),
-        Rollout::GenerationPending { generation, .. } => Verdict::no(
-            reason::RUNTIME_NOT_READY,
-            format!(
-                "Waiting for Deployment {} to observe generation {generation}.",
-                d.name
-            ),
-        ),
         Rollout::Complete if seen.desired == 0 => Verdict::yes(
             reason::SCALED_TO_ZERO,
             "The requested scale of zero replicas has been reached.",
+        ),
+        Rollout::Complete => Verdict::yes(
+            reason::RUNTIME_READY,
+            "All requested runtime replicas are ready and available.",
+        ),
+        Rollout::GenerationPending { generation, .. } => Verdict::no(
+            reason::RUNTIME_NOT_READY,
+            format!(
+                "Waiting for Deployment {} to roll out generation {generation}: {}",
+                d.name,
+                rollout_progress(d, seen.desired)
+            ),
         ),
         _ if seen.desired == 0 => Verdict::no(
             reason::RUNTIME_NOT_READY,
             format!("Scaling down to zero: {} remaining.", replicas(d.replicas)),
         ),
-        _ if d.ready_replicas >= seen.desired && d.available_replicas >= seen.desired => {
-            Verdict::yes(
-                reason::RUNTIME_READY,
-                "All requested runtime replicas are ready and available.",
-            )
-        }
         _ => Verdict::no(
             reason::RUNTIME_NOT_READY,
-            format!(
-                "{} of {} requested replicas ready, {} available.",
-                d.ready_replicas, seen.desired, d.available_replicas
-            ),
+            format!("Rollout in progress: {}", rollout_progress(d, seen.desired)),
         ),
+    }
+}
+
+/// How far the rollout is, from the Deployment's counts.
+fn rollout_progress(d: &ObservedDeployment, desired: i32) -> String {
+    let old = d.old_replicas();
+    let counts = format!(
+        "{} of {desired} desired replicas run the current pod template; {} ready, {} available",
+        d.updated_replicas, d.ready_replicas, d.available_replicas
+    );
+    if old == 0 {
+        format!("{counts}.")
+    } else {
+        format!(
+            "{counts} in total, with {} of the previous pod template.",
+            replicas(old)
+        )
     }
 }
 

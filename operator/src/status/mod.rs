@@ -24,14 +24,21 @@
 //!   everything it asks for is available (see [`rollout::Rollout::Failed`]).
 //! - A rollout at zero replicas completes the way Kubernetes says it does, so
 //!   an image change while scaled to zero completes an upgrade at once.
-//! - `Ready` follows the contract literally: it is `False/RuntimeNotReady`
-//!   while the Deployment has not observed its latest generation, so a spec
-//!   change that reaches the Deployment passes through `Ready=False` for a
-//!   moment (and `RuntimeReady` is announced again afterwards). Ready and
-//!   available replicas must *reach* the desired count (`>=`), so surplus
-//!   pods draining during a rolling update or scale-down do not flap it.
-//!   During an upgrade the old pods keep it `True` until the deadline fails
-//!   the rollout (`Ready=False/DeploymentFailed`).
+//! - `Ready` is stricter than the contract's four conditions, on purpose
+//!   (DESIGN.md): the desired spec is fully rolled out and serving. Every
+//!   desired replica must run the current pod template and be ready and
+//!   available; surplus old pods that still drain do not hold it back (see
+//!   [`rollout::serves`]). During an upgrade it is `False/RuntimeNotReady`
+//!   while `Available` stays `True` on the old pods.
+//! - A Deployment generation the controller has not acted on yet is a
+//!   rollout only when its pod template differs from the one the last status
+//!   recorded (`observedTemplateHash`): an annotation on the Deployment or a
+//!   scale bumps the generation without changing what the pods run, and is
+//!   judged by the counts, so it neither flaps `Ready` nor emits an Event.
+//! - `Stalled` follows kstatus (see [`stalled`]).
+//! - `observedGeneration` (the status's and every condition's) is the
+//!   generation of the runtime this projection read: written only after that
+//!   generation was processed.
 //! - While the configuration is invalid nothing is applied, so `Upgrading`
 //!   keeps its previous value; only a new desired image starts an upgrade
 //!   (`UpgradeInProgress`), which then cannot complete or fail until the
@@ -43,6 +50,7 @@ pub mod configuration;
 pub mod health;
 pub mod observed;
 pub mod rollout;
+pub mod stalled;
 pub mod upgrade;
 
 #[cfg(test)]
@@ -86,7 +94,11 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
     let desired_replicas = desired_replicas(rt, observed.as_ref());
     let desired_image = rt.spec.image.reference();
     let current_image = observed.as_ref().and_then(|d| d.image.clone());
-    let rollout = Rollout::of(observed.as_ref(), desired_replicas);
+    let rollout = Rollout::of(
+        observed.as_ref(),
+        desired_replicas,
+        previous.observed_template_hash.as_deref(),
+    );
 
     let configuration = configuration::verdict(input.references, namespace.unwrap_or_default());
     let blocker = if !configuration.status {
@@ -111,15 +123,22 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
         Progress::Blocked
     };
     let upgrade = upgrade::assess(previous, &desired_image, progress);
+    let stalled = stalled::verdict(
+        &configuration,
+        input.reconcile_error,
+        &rollout,
+        observed.as_ref().map_or("", |d| d.name.as_str()),
+    );
 
     let now = conditions::timestamp(input.now);
-    let verdicts: [(&str, Verdict); 6] = [
+    let verdicts: [(&str, Verdict); 7] = [
         (condition_type::CONFIGURATION_VALID, configuration.clone()),
         (condition_type::PROGRESSING, health.progressing),
         (condition_type::AVAILABLE, health.available),
         (condition_type::READY, health.ready),
         (condition_type::DEGRADED, health.degraded),
         (condition_type::UPGRADING, upgrade.verdict),
+        (condition_type::STALLED, stalled),
     ];
     let conditions = verdicts
         .into_iter()
@@ -137,6 +156,7 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
         current_image,
         last_successful_image: upgrade.last_successful_image,
         endpoint: namespace.map(|ns| endpoint(rt, ns, &input.config.cluster_domain)),
+        observed_template_hash: observed_template_hash(previous, observed.as_ref()),
         conditions,
     }
 }
@@ -149,6 +169,21 @@ pub fn desired_replicas(rt: &TrussiumRuntime, deployment: Option<&ObservedDeploy
     match deployment.and_then(|d| d.spec_replicas) {
         Some(chosen) if autoscaling => chosen,
         _ => rt.spec.replicas,
+    }
+}
+
+/// The template the Deployment's counts describe: the current one once its
+/// controller has acted on the latest generation, else the one recorded
+/// before (`None` without a Deployment).
+fn observed_template_hash(
+    previous: &TrussiumRuntimeStatus,
+    deployment: Option<&ObservedDeployment>,
+) -> Option<String> {
+    let d = deployment?;
+    if d.generation_pending() {
+        previous.observed_template_hash.clone()
+    } else {
+        d.template_hash.clone()
     }
 }
 
@@ -180,6 +215,7 @@ pub fn semantically_equal(a: &TrussiumRuntimeStatus, b: &TrussiumRuntimeStatus) 
         current_image,
         last_successful_image,
         endpoint,
+        observed_template_hash,
         conditions,
     } = a;
     *observed_generation == b.observed_generation
@@ -190,6 +226,7 @@ pub fn semantically_equal(a: &TrussiumRuntimeStatus, b: &TrussiumRuntimeStatus) 
         && *current_image == b.current_image
         && *last_successful_image == b.last_successful_image
         && *endpoint == b.endpoint
+        && *observed_template_hash == b.observed_template_hash
         && same_conditions(conditions, &b.conditions)
 }
 

@@ -2,6 +2,8 @@
 //! more: no Pod is ever looked at.
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentCondition};
+use k8s_openapi::api::core::v1::PodTemplateSpec;
+use sha2::{Digest, Sha256};
 
 /// The container whose image is reported as `status.currentImage`: the one
 /// the resource builders create.
@@ -36,6 +38,8 @@ pub struct ObservedDeployment {
     pub replica_failure: Option<ObservedCondition>,
     /// Image of the `runtime` container in the pod template.
     pub image: Option<String>,
+    /// Fingerprint of `spec.template` (see [`template_hash`]).
+    pub template_hash: Option<String>,
 }
 
 /// A Deployment condition, reduced to what we report.
@@ -92,8 +96,27 @@ impl From<&Deployment> for ObservedDeployment {
             progressing: find(conditions, "Progressing"),
             replica_failure: find(conditions, "ReplicaFailure").filter(|c| c.status == "True"),
             image,
+            template_hash: spec.and_then(|s| template_hash(&s.template)),
         }
     }
+}
+
+/// Hex characters kept of the template's SHA-256: 64 bits notice any change.
+const TEMPLATE_HASH_LEN: usize = 16;
+
+/// A fingerprint of what the pods run: the SHA-256 of the pod template's JSON
+/// (k8s-openapi serializes fields in a fixed order and maps as `BTreeMap`s,
+/// so the same template always gives the same bytes). It is ours, not the
+/// `pod-template-hash` label of the ReplicaSets, which we cannot compute.
+pub fn template_hash(template: &PodTemplateSpec) -> Option<String> {
+    let bytes = serde_json::to_vec(template).ok()?;
+    Some(
+        Sha256::digest(bytes)
+            .iter()
+            .take(TEMPLATE_HASH_LEN / 2)
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    )
 }
 
 fn find(conditions: &[DeploymentCondition], type_: &str) -> Option<ObservedCondition> {
@@ -161,6 +184,51 @@ status:
         assert!(o.generation_pending());
         assert!(o.progress_deadline_exceeded());
         assert_eq!(o.replica_failure.unwrap().message, "exceeded quota");
+    }
+
+    #[test]
+    fn the_template_hash_follows_the_template_only() {
+        let d: Deployment = serde_yaml::from_str(YAML).unwrap();
+        let hash = ObservedDeployment::from(&d).template_hash.unwrap();
+        assert_eq!(hash.len(), 16);
+        assert!(hash.chars().all(|c| c.is_ascii_hexdigit()));
+        // Deployment metadata, replicas and status leave it alone…
+        let mut other = d.clone();
+        other.metadata.annotations = Some([("a".to_string(), "b".to_string())].into());
+        other.metadata.generation = Some(9);
+        other.spec.as_mut().unwrap().replicas = Some(5);
+        other.status = None;
+        assert_eq!(
+            ObservedDeployment::from(&other).template_hash.unwrap(),
+            hash
+        );
+        // …any change of what the pods run moves it.
+        let mut restarted = d.clone();
+        restarted.spec.as_mut().unwrap().template.metadata = Some(
+            serde_json::from_value(
+                serde_json::json!({"annotations": {"kubectl.kubernetes.io/restartedAt": "now"}}),
+            )
+            .unwrap(),
+        );
+        assert_ne!(
+            ObservedDeployment::from(&restarted).template_hash.unwrap(),
+            hash
+        );
+        let mut image = d.clone();
+        image
+            .spec
+            .as_mut()
+            .unwrap()
+            .template
+            .spec
+            .as_mut()
+            .unwrap()
+            .containers[1]
+            .image = Some("ghcr.io/trussiumhq/trussium:v1.23.0".into());
+        assert_ne!(
+            ObservedDeployment::from(&image).template_hash.unwrap(),
+            hash
+        );
     }
 
     #[test]

@@ -8,10 +8,14 @@ use super::observed::ObservedDeployment;
 pub enum Rollout {
     /// No managed Deployment: not created yet, deleted, or not applied.
     Absent,
-    /// The Deployment controller has not acted on the latest spec yet; its
-    /// counts and conditions describe an older one. Checked first, so that a
-    /// stale `ProgressDeadlineExceeded` is never reported for a new spec (the
-    /// controller re-evaluates progress for every new generation).
+    /// The Deployment controller has not acted on the latest spec yet, and
+    /// either that spec changes what the pods run or its counts do not serve
+    /// the desired count yet. A pending generation whose pod template is the
+    /// one the counts already describe (someone annotated the Deployment, the
+    /// HPA scaled it) is judged by its counts instead: it is not a rollout.
+    /// Checked before a failure, so that a stale `ProgressDeadlineExceeded`
+    /// is never reported for a new template (the controller re-evaluates
+    /// progress for every new generation).
     GenerationPending { generation: i64, observed: i64 },
     /// The current generation's rollout exceeded its progress deadline and
     /// some replica the Deployment asks for is still unavailable.
@@ -26,8 +30,7 @@ pub enum Rollout {
     /// is stuck never shows: its new ReplicaSet wants at least one replica
     /// that is not available.
     Failed { message: String },
-    /// Every desired replica runs the current template, is ready and
-    /// available, and no old replica is left.
+    /// The desired spec is rolled out and serving: see [`serves`].
     Complete,
     /// Still converging.
     Progressing,
@@ -35,15 +38,22 @@ pub enum Rollout {
 
 impl Rollout {
     /// Classifies the Deployment against the runtime's desired replica count.
-    pub fn of(deployment: Option<&ObservedDeployment>, desired: i32) -> Rollout {
+    /// `known_template` is the pod template fingerprint the previous status
+    /// recorded (`status.observedTemplateHash`).
+    pub fn of(
+        deployment: Option<&ObservedDeployment>,
+        desired: i32,
+        known_template: Option<&str>,
+    ) -> Rollout {
         let Some(d) = deployment else {
             return Rollout::Absent;
         };
-        if d.generation_pending() {
-            return Rollout::GenerationPending {
-                generation: d.generation.unwrap_or_default(),
-                observed: d.observed_generation.unwrap_or_default(),
-            };
+        let pending = Rollout::GenerationPending {
+            generation: d.generation.unwrap_or_default(),
+            observed: d.observed_generation.unwrap_or_default(),
+        };
+        if d.generation_pending() && !d.keeps_template(known_template) {
+            return pending;
         }
         if d.progress_deadline_exceeded() && d.unavailable_replicas > 0 {
             let message = d
@@ -53,13 +63,10 @@ impl Rollout {
                 .unwrap_or_default();
             return Rollout::Failed { message };
         }
-        // `replicas == desired` means no old ReplicaSet still holds pods.
-        let complete = d.updated_replicas == desired
-            && d.replicas == desired
-            && d.ready_replicas == desired
-            && d.available_replicas == desired;
-        if complete {
+        if serves(d, desired) {
             Rollout::Complete
+        } else if d.generation_pending() {
+            pending
         } else {
             Rollout::Progressing
         }
@@ -72,11 +79,36 @@ impl Rollout {
     pub fn is_failed(&self) -> bool {
         matches!(self, Rollout::Failed { .. })
     }
+}
 
-    /// The Deployment's counts and conditions describe the current spec.
-    pub fn is_current(&self) -> bool {
-        !matches!(self, Rollout::Absent | Rollout::GenerationPending { .. })
+impl ObservedDeployment {
+    /// The pod template is the one `known` fingerprints, so the counts the
+    /// Deployment shows describe pods of the current template.
+    fn keeps_template(&self, known: Option<&str>) -> bool {
+        known.is_some() && self.template_hash.as_deref() == known
     }
+
+    /// Replicas of older pod templates (surplus old pods while a rolling
+    /// update drains them).
+    pub fn old_replicas(&self) -> i32 {
+        (self.replicas - self.updated_replicas).max(0)
+    }
+}
+
+/// Every desired replica runs the current pod template and is ready and
+/// available, counted from the Deployment alone: `readyReplicas` and
+/// `availableReplicas` include old pods, so the old ones are taken off as if
+/// they all were ready. Surplus old pods that still drain therefore do not
+/// hold it back, and a new pod that is not ready is never hidden by an old
+/// one that is. At zero, no pod may be left.
+pub fn serves(d: &ObservedDeployment, desired: i32) -> bool {
+    if desired == 0 {
+        return d.replicas == 0;
+    }
+    let old = d.old_replicas();
+    d.updated_replicas >= desired
+        && d.ready_replicas - old >= desired
+        && d.available_replicas - old >= desired
 }
 
 #[cfg(test)]
@@ -109,14 +141,14 @@ mod tests {
 
     #[test]
     fn absent() {
-        assert_eq!(Rollout::of(None, 1), Rollout::Absent);
+        assert_eq!(Rollout::of(None, 1, None), Rollout::Absent);
     }
 
     #[test]
     fn pending_wins_over_a_stale_failure() {
         let d = deadline_exceeded(deployment(3, 2, [1, 1, 1, 1]));
         assert_eq!(
-            Rollout::of(Some(&d), 1),
+            Rollout::of(Some(&d), 1, None),
             Rollout::GenerationPending {
                 generation: 3,
                 observed: 2
@@ -128,7 +160,7 @@ mod tests {
     fn failed_for_the_current_generation() {
         let d = deadline_exceeded(deployment(3, 3, [2, 1, 1, 1]));
         assert_eq!(
-            Rollout::of(Some(&d), 1),
+            Rollout::of(Some(&d), 1, None),
             Rollout::Failed {
                 message: "timed out".into()
             }
@@ -142,33 +174,72 @@ mod tests {
         // ReplicaSet's pod is still counted, nothing is unavailable.
         let mut d = deadline_exceeded(deployment(3, 3, [2, 1, 1, 1]));
         d.unavailable_replicas = 0;
-        assert_eq!(Rollout::of(Some(&d), 1), Rollout::Progressing);
+        assert_eq!(Rollout::of(Some(&d), 1, None), Rollout::Progressing);
         // Its next sync: the rollout is complete (the condition may lag too).
         let mut d = deadline_exceeded(deployment(3, 3, [1, 1, 1, 1]));
         d.unavailable_replicas = 0;
-        assert_eq!(Rollout::of(Some(&d), 1), Rollout::Complete);
+        assert_eq!(Rollout::of(Some(&d), 1, None), Rollout::Complete);
         // A failed rollout scaled to zero is a complete scale-down.
         let mut d = deadline_exceeded(deployment(4, 4, [0, 0, 0, 0]));
         d.unavailable_replicas = 0;
-        assert_eq!(Rollout::of(Some(&d), 0), Rollout::Complete);
+        assert_eq!(Rollout::of(Some(&d), 0, None), Rollout::Complete);
     }
 
     #[test]
-    fn complete_needs_every_count_and_no_old_replicas() {
-        assert!(Rollout::of(Some(&deployment(2, 2, [2, 2, 2, 2])), 2).is_complete());
-        assert!(Rollout::of(Some(&deployment(2, 2, [0, 0, 0, 0])), 0).is_complete());
+    fn complete_needs_every_desired_replica_updated_ready_and_available() {
+        let of = |counts, desired| Rollout::of(Some(&deployment(2, 2, counts)), desired, None);
+        assert!(of([2, 2, 2, 2], 2).is_complete());
+        assert!(of([0, 0, 0, 0], 0).is_complete());
+        // More than desired, all of the current template (a scale-down).
+        assert!(of([3, 3, 3, 3], 2).is_complete());
+        // A surplus old pod that still drains does not hold it back…
+        assert!(of([3, 2, 3, 3], 2).is_complete());
         for counts in [
+            // …but it does not stand in for a new one that is not ready.
             [3, 2, 2, 2],
             [2, 1, 2, 2],
             [2, 2, 1, 2],
             [2, 2, 2, 1],
             [1, 1, 1, 1],
+            // The classic upgrade: the old pod serves, the new one is not ready.
+            [3, 2, 1, 1],
         ] {
-            assert_eq!(
-                Rollout::of(Some(&deployment(2, 2, counts)), 2),
-                Rollout::Progressing,
-                "{counts:?}"
-            );
+            assert_eq!(of(counts, 2), Rollout::Progressing, "{counts:?}");
         }
+        // At zero, no pod may be left, whatever its template.
+        assert_eq!(of([1, 1, 1, 1], 0), Rollout::Progressing);
+        assert_eq!(of([1, 0, 1, 1], 0), Rollout::Progressing);
+    }
+
+    #[test]
+    fn a_pending_generation_that_keeps_the_template_is_judged_by_its_counts() {
+        let mut d = deployment(3, 2, [2, 2, 2, 2]);
+        d.template_hash = Some("aaaa".into());
+        let pending = Rollout::GenerationPending {
+            generation: 3,
+            observed: 2,
+        };
+        // Same template as the counts describe: no rollout.
+        assert_eq!(Rollout::of(Some(&d), 2, Some("aaaa")), Rollout::Complete);
+        // A scale-down: still served.
+        assert_eq!(Rollout::of(Some(&d), 1, Some("aaaa")), Rollout::Complete);
+        // A scale-up: the controller has yet to act.
+        assert_eq!(Rollout::of(Some(&d), 3, Some("aaaa")), pending);
+        // Another template, or none known: a rollout whatever the counts.
+        assert_eq!(Rollout::of(Some(&d), 2, Some("bbbb")), pending);
+        assert_eq!(Rollout::of(Some(&d), 2, None), pending);
+        d.template_hash = None;
+        assert_eq!(Rollout::of(Some(&d), 2, None), pending);
+        // A failed rollout stays failed across an annotation.
+        let mut failed = deadline_exceeded(deployment(3, 2, [2, 1, 1, 1]));
+        failed.template_hash = Some("aaaa".into());
+        assert!(Rollout::of(Some(&failed), 1, Some("aaaa")).is_failed());
+        assert_eq!(
+            Rollout::of(Some(&failed), 1, Some("bbbb")),
+            Rollout::GenerationPending {
+                generation: 3,
+                observed: 2
+            }
+        );
     }
 }

@@ -23,19 +23,26 @@ fn transition_times_move_only_when_status_flips() {
     let t0 = w.clock;
     w.provision(); // reconciles at t0, t0+10, t0+20
     let s = w.status().clone();
-    //              ConfigValid Progressing Available Ready    Degraded Upgrading
-    assert_eq!(times(&s), [t0, t0 + 20, t0 + 20, t0 + 20, t0, t0]);
+    //              ConfigValid Progressing Available Ready    Degraded Upgrading Stalled
+    assert_eq!(times(&s), [t0, t0 + 20, t0 + 20, t0 + 20, t0, t0, t0]);
 
     // t0+30: a Secret goes missing. Progressing changes reason only.
     w.references = missing(&[SECRET]);
+    // Stalled flips to True/SecretNotFound.
     let s = w.reconcile().status;
-    assert_eq!(times(&s), [t0 + 30, t0 + 20, t0 + 20, t0 + 30, t0 + 30, t0]);
+    assert_eq!(
+        times(&s),
+        [t0 + 30, t0 + 20, t0 + 20, t0 + 30, t0 + 30, t0, t0 + 30]
+    );
     assert_eq!(condition(&s, "Progressing").reason, "ConfigurationInvalid");
 
     // t0+40: another message; t0+50: another reason. No flip, no new time.
     w.references = missing(&["ghcr-credentials", SECRET]);
     let s = w.reconcile().status;
-    assert_eq!(times(&s), [t0 + 30, t0 + 20, t0 + 20, t0 + 30, t0 + 30, t0]);
+    assert_eq!(
+        times(&s),
+        [t0 + 30, t0 + 20, t0 + 20, t0 + 30, t0 + 30, t0, t0 + 30]
+    );
     w.references = ReferenceCheck::Failed {
         message: "forbidden".into(),
     };
@@ -44,12 +51,19 @@ fn transition_times_move_only_when_status_flips() {
         condition(&s, "ConfigurationValid").reason,
         "ReferenceCheckFailed"
     );
-    assert_eq!(times(&s), [t0 + 30, t0 + 20, t0 + 20, t0 + 30, t0 + 30, t0]);
+    // A failed check is retried: not stalled (False/Retrying).
+    assert_eq!(
+        times(&s),
+        [t0 + 30, t0 + 20, t0 + 20, t0 + 30, t0 + 30, t0, t0 + 50]
+    );
 
     // t0+60: resolved.
     w.references = resolved();
     let s = w.reconcile().status;
-    assert_eq!(times(&s), [t0 + 60, t0 + 20, t0 + 20, t0 + 60, t0 + 60, t0]);
+    assert_eq!(
+        times(&s),
+        [t0 + 60, t0 + 20, t0 + 20, t0 + 60, t0 + 60, t0, t0 + 50]
+    );
     assert_conditions(&s, HEALTHY);
 
     // t0+70: an upgrade flips Upgrading and Progressing; t0+80 completes it.
@@ -58,13 +72,29 @@ fn transition_times_move_only_when_status_flips() {
     let s = w.reconcile().status;
     assert_eq!(
         times(&s),
-        [t0 + 60, t0 + 70, t0 + 20, t0 + 70, t0 + 60, t0 + 70]
+        [
+            t0 + 60,
+            t0 + 70,
+            t0 + 20,
+            t0 + 70,
+            t0 + 60,
+            t0 + 70,
+            t0 + 50
+        ]
     );
     w.rolled_out();
     let s = w.reconcile().status;
     assert_eq!(
         times(&s),
-        [t0 + 60, t0 + 80, t0 + 20, t0 + 80, t0 + 60, t0 + 80]
+        [
+            t0 + 60,
+            t0 + 80,
+            t0 + 20,
+            t0 + 80,
+            t0 + 60,
+            t0 + 80,
+            t0 + 50
+        ]
     );
     assert_eq!(condition(&s, "Upgrading").reason, "UpgradeComplete");
 }
@@ -117,7 +147,7 @@ fn previous_status_without_all_conditions() {
     old.conditions.retain(|c| c.type_ == "Ready");
     w.rt.status = Some(old);
     let s = w.reconcile();
-    assert_eq!(s.status.conditions.len(), 6);
+    assert_eq!(s.status.conditions.len(), 7);
     assert_events(&s.events, &[]);
 }
 

@@ -67,6 +67,8 @@ pub struct FakeDeployment {
     pub progressing: Option<&'static str>,
     /// Message of a ReplicaFailure=True condition, if any.
     pub replica_failure: Option<&'static str>,
+    /// A pod template annotation (as `kubectl rollout restart` sets one).
+    pub restarted_at: Option<String>,
 }
 
 impl FakeDeployment {
@@ -97,7 +99,10 @@ impl FakeDeployment {
             "spec": {
                 "replicas": self.spec_replicas,
                 "selector": {"matchLabels": {"app.kubernetes.io/instance": "private-ai"}},
-                "template": {"spec": {"containers": [{"name": "runtime", "image": self.image}]}}
+                "template": {
+                    "metadata": {"annotations": self.restarted_at.as_ref().map(|at| json!({"kubectl.kubernetes.io/restartedAt": at}))},
+                    "spec": {"containers": [{"name": "runtime", "image": self.image}]}
+                }
             },
             "status": {
                 "observedGeneration": (self.observed != 0).then_some(self.observed),
@@ -195,6 +200,7 @@ impl World {
                     unavailable: 0,
                     progressing: None,
                     replica_failure: None,
+                    restarted_at: None,
                 })
             }
             Some(d) => {
@@ -206,6 +212,25 @@ impl World {
                 }
             }
         }
+    }
+
+    /// Someone else changes the Deployment: a new generation that the
+    /// controller has not acted on yet, with `template` changing what the
+    /// pods run (`kubectl rollout restart`) or not (an annotation on the
+    /// Deployment, which bumps its generation too).
+    pub fn touch_deployment(&mut self, restart: Option<&str>) {
+        let d = self.deployment_mut();
+        d.generation += 1;
+        if let Some(at) = restart {
+            d.restarted_at = Some(at.to_string());
+        }
+    }
+
+    /// The controller acted on the latest generation without changing any
+    /// count (what it does for an annotation).
+    pub fn observed(&mut self) {
+        let d = self.deployment_mut();
+        d.observed = d.generation;
     }
 
     fn deployment_mut(&mut self) -> &mut FakeDeployment {
@@ -331,7 +356,7 @@ fn check_invariants(status: &TrussiumRuntimeStatus, generation: i64) {
     assert_eq!(
         types,
         condition_type::ALL,
-        "six conditions in contract order"
+        "seven conditions in contract order"
     );
     assert_eq!(status.observed_generation, Some(generation));
     for c in &status.conditions {
@@ -350,14 +375,43 @@ fn check_invariants(status: &TrussiumRuntimeStatus, generation: i64) {
         assert!(!c.reason.is_empty() && c.reason.chars().all(|ch| ch.is_ascii_alphanumeric()));
         assert!(c.reason.starts_with(|ch: char| ch.is_ascii_uppercase()));
     }
+    check_stalled(status);
 }
 
-/// Asserts the six conditions, in contract order, as `"Status/Reason"`.
+/// Stalled, stated from the other conditions as DESIGN.md states it: True
+/// exactly for a failed rollout or a missing Secret, with that cause's
+/// reason; Retrying while the operator retries a failure; else AsExpected.
+fn check_stalled(status: &TrussiumRuntimeStatus) {
+    let of = |type_: &str| {
+        let c = status.condition(type_).unwrap();
+        format!("{}/{}", c.status, c.reason)
+    };
+    let expected = if of("ConfigurationValid") == "False/SecretNotFound" {
+        "True/SecretNotFound"
+    } else if of("ConfigurationValid") == "False/ReferenceCheckFailed"
+        || of("Degraded") == "True/ReconciliationFailed"
+    {
+        "False/Retrying"
+    } else if of("Degraded") == "True/ProgressDeadlineExceeded" {
+        "True/ProgressDeadlineExceeded"
+    } else {
+        "False/AsExpected"
+    };
+    assert_eq!(of("Stalled"), expected, "{status:#?}");
+    // A stalled runtime is never Ready, and a Ready one never stalled.
+    if of("Stalled").starts_with("True") {
+        assert!(of("Ready").starts_with("False"));
+    }
+}
+
+/// Asserts the six conditions of the contract, in contract order, as
+/// `"Status/Reason"` (Stalled is checked on every step by the invariants).
 #[track_caller]
 pub fn assert_conditions(status: &TrussiumRuntimeStatus, expected: [&str; 6]) {
     let actual: Vec<String> = status
         .conditions
         .iter()
+        .filter(|c| c.type_ != condition_type::STALLED)
         .map(|c| format!("{}/{}", c.status, c.reason))
         .collect();
     let named = |v: Vec<String>| -> Vec<String> {

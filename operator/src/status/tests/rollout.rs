@@ -273,27 +273,139 @@ fn ready_holds_while_surplus_replicas_drain() {
     w.apply();
     w.rolled_out();
     w.reconcile();
-    // 2 → 1: the controller observed the change, one pod still terminating.
+    w.log.clear();
+    // 2 → 1, before and after the controller observed it (one pod still
+    // counted): the requested capacity of the same template serves all
+    // along, so nothing flips and nothing is said.
     w.scale(1);
     w.apply();
+    let s = w.reconcile();
+    assert_conditions(&s.status, HEALTHY);
     w.rolling([2, 2, 2, 2]);
+    let s = w.reconcile();
+    assert_conditions(&s.status, HEALTHY);
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_conditions(&s.status, HEALTHY);
+    assert_eq!(kinds(&w.log), Vec::<String>::new());
+}
+
+#[test]
+fn an_upgrade_is_ready_once_every_desired_replica_runs_the_new_template() {
+    let mut w = World::new();
+    w.scale(2);
+    w.provision();
+    w.log.clear();
+    w.set_tag("v1.23.0");
+    w.apply();
+    // Pending: a new template, whatever the old counts say.
+    let s = w.reconcile();
+    assert_eq!(condition(&s.status, "Ready").reason, "RuntimeNotReady");
+    assert!(
+        condition(&s.status, "Ready")
+            .message
+            .starts_with("Waiting for Deployment private-ai to roll out generation 2: "),
+        "{}",
+        condition(&s.status, "Ready").message
+    );
+    // Surge: one new pod not ready yet, both old ones serve.
+    for counts in [[3, 1, 2, 2], [3, 2, 2, 2], [3, 2, 1, 1]] {
+        w.rolling(counts);
+        let s = w.reconcile();
+        assert_conditions(
+            &s.status,
+            [
+                "True/ReferencesResolved",
+                "True/DeploymentProgressing",
+                "True/RuntimeAvailable",
+                "False/RuntimeNotReady",
+                "False/AsExpected",
+                "True/UpgradeInProgress",
+            ],
+        );
+    }
+    w.rolling([3, 1, 2, 2]);
+    let s = w.reconcile();
+    assert_eq!(
+        condition(&s.status, "Ready").message,
+        "Rollout in progress: 1 of 2 desired replicas run the current pod template; 2 ready, 2 available in total, with 2 replicas of the previous pod template."
+    );
+    // Both new pods ready, the last old one still counted: ready.
+    w.rolling([3, 2, 3, 3]);
     let s = w.reconcile();
     assert_conditions(
         &s.status,
         [
             "True/ReferencesResolved",
-            "True/DeploymentProgressing",
+            "False/ReconciliationComplete",
             "True/RuntimeAvailable",
             "True/RuntimeReady",
+            "False/AsExpected",
+            "False/UpgradeComplete",
+        ],
+    );
+    assert_events(
+        &s.events,
+        &["Normal/RuntimeReady", "Normal/RuntimeUpgradeCompleted"],
+    );
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_events(&s.events, &[]);
+    assert_eq!(
+        kinds(&w.log),
+        [
+            "Normal/RuntimeUpgradeStarted",
+            "Normal/RuntimeProgressing",
+            "Normal/RuntimeReady",
+            "Normal/RuntimeUpgradeCompleted"
+        ]
+    );
+}
+
+#[test]
+fn a_deployment_change_that_keeps_the_pods_is_not_a_rollout() {
+    let mut w = World::new();
+    w.provision();
+    w.log.clear();
+    let healthy = w.status().clone();
+    // Someone annotates the Deployment: a new generation, same template.
+    w.touch_deployment(None);
+    let s = w.reconcile();
+    assert!(semantically_equal(&s.status, &healthy), "{:#?}", s.status);
+    w.observed();
+    let s = w.reconcile();
+    assert!(semantically_equal(&s.status, &healthy), "{:#?}", s.status);
+    assert_eq!(kinds(&w.log), Vec::<String>::new());
+
+    // `kubectl rollout restart` changes the template: a rollout.
+    w.touch_deployment(Some("2026-11-30T00:00:00Z"));
+    let s = w.reconcile();
+    assert_conditions(
+        &s.status,
+        [
+            "True/ReferencesResolved",
+            "True/DeploymentGenerationPending",
+            "True/RuntimeAvailable",
+            "False/RuntimeNotReady",
             "False/AsExpected",
             "False/NoUpgrade",
         ],
     );
-    assert_events(&s.events, &["Normal/RuntimeProgressing"]);
+    assert_eq!(
+        s.status.observed_template_hash, healthy.observed_template_hash,
+        "the recorded template is the one the counts describe"
+    );
     w.rolled_out();
     let s = w.reconcile();
     assert_conditions(&s.status, HEALTHY);
-    assert_events(&s.events, &[]);
+    assert_ne!(
+        s.status.observed_template_hash, healthy.observed_template_hash,
+        "the recorded template follows once observed"
+    );
+    assert_eq!(
+        kinds(&w.log),
+        ["Normal/RuntimeProgressing", "Normal/RuntimeReady"]
+    );
 }
 
 #[test]
@@ -440,16 +552,31 @@ fn autoscaling_follows_the_hpa() {
     assert_conditions(&s.status, HEALTHY);
     assert_events(&s.events, &[]);
 
-    // Autoscaling off: spec.replicas again.
+    // Autoscaling off: spec.replicas again. Going down to 2 of the same
+    // template is served at once (the surplus drains): no rollout, no Event.
     w.rt.spec.autoscaling.as_mut().unwrap().enabled = false;
     w.scale(2);
     w.apply();
     let s = w.reconcile();
     assert_eq!(s.status.desired_replicas, Some(2));
+    assert_conditions(&s.status, HEALTHY);
+    assert_events(&s.events, &[]);
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_conditions(&s.status, HEALTHY);
+    assert_eq!(s.status.ready_replicas, Some(2));
+    assert_events(&s.events, &[]);
+
+    // Up to 4: the controller has yet to act on it.
+    w.scale(4);
+    w.apply();
+    let s = w.reconcile();
     assert_eq!(
         condition(&s.status, "Progressing").reason,
         "DeploymentGenerationPending"
     );
+    assert_eq!(condition(&s.status, "Ready").reason, "RuntimeNotReady");
+    assert_events(&s.events, &["Normal/RuntimeProgressing"]);
 }
 
 #[test]

@@ -11,11 +11,13 @@ const UPGRADING_PENDING: [&str; 6] = [
     "True/UpgradeInProgress",
 ];
 
+/// The old pods serve (Available) but the desired spec is not rolled out
+/// (not Ready).
 const UPGRADING_ROLLING: [&str; 6] = [
     "True/ReferencesResolved",
     "True/DeploymentProgressing",
     "True/RuntimeAvailable",
-    "True/RuntimeReady",
+    "False/RuntimeNotReady",
     "False/AsExpected",
     "True/UpgradeInProgress",
 ];
@@ -79,23 +81,27 @@ fn upgrade_to_a_good_tag() {
     w.rolling([2, 1, 1, 1]);
     let s = w.reconcile();
     assert_conditions(&s.status, UPGRADING_ROLLING);
-    assert_events(&s.events, &["Normal/RuntimeReady"]);
+    assert_events(&s.events, &[]);
     assert_eq!(
         s.status.last_successful_image,
         Some(old.clone()),
         "moves only at completion"
     );
+    assert_eq!(
+        condition(&s.status, "Ready").message,
+        "Rollout in progress: 1 of 1 desired replicas run the current pod template; 1 ready, 1 available in total, with 1 replica of the previous pod template."
+    );
+
+    // The new pod is ready; the old one still drains: rolled out.
     w.rolling([2, 1, 2, 2]);
     let s = w.reconcile();
-    assert_conditions(&s.status, UPGRADING_ROLLING);
-    assert_events(&s.events, &[]);
-
-    w.rolled_out();
-    let s = w.reconcile();
     assert_conditions(&s.status, UPGRADED);
-    assert_events(&s.events, &["Normal/RuntimeUpgradeCompleted"]);
+    assert_events(
+        &s.events,
+        &["Normal/RuntimeReady", "Normal/RuntimeUpgradeCompleted"],
+    );
     assert_eq!(
-        s.events[0].note,
+        s.events[1].note,
         format!("Upgrade from {old} to {new} completed.")
     );
     assert_eq!(
@@ -106,6 +112,10 @@ fn upgrade_to_a_good_tag() {
         condition(&s.status, "Upgrading").message,
         format!("Upgrade from {old} to {new} completed.")
     );
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_conditions(&s.status, UPGRADED);
+    assert_events(&s.events, &[]);
 
     // UpgradeComplete persists, message included, through a scale change:
     // scaling is not an upgrade.
@@ -207,19 +217,22 @@ fn upgrade_to_a_failing_image_then_going_back() {
     );
 
     // The controller adopts the old ReplicaSet but still shows the failed
-    // one's deadline: not a failure of going back (no Warning), the old pod
-    // is ready.
+    // one's deadline: not a failure of going back (no Warning); not ready
+    // either while the failed pod is counted.
     w.readopted_with_a_stale_deadline([2, 1, 1, 1]);
     let s = w.reconcile();
     assert_conditions(&s.status, UPGRADING_ROLLING);
-    assert_events(&s.events, &["Normal/RuntimeReady"]);
+    assert_events(&s.events, &[]);
 
     w.rolled_out();
     let s = w.reconcile();
     assert_conditions(&s.status, UPGRADED);
-    assert_events(&s.events, &["Normal/RuntimeUpgradeCompleted"]);
+    assert_events(
+        &s.events,
+        &["Normal/RuntimeReady", "Normal/RuntimeUpgradeCompleted"],
+    );
     assert_eq!(
-        s.events[0].note,
+        s.events[1].note,
         format!("Upgrade completed: {good} is running again.")
     );
 
@@ -228,7 +241,6 @@ fn upgrade_to_a_failing_image_then_going_back() {
         [
             "Normal/RuntimeUpgradeStarted",
             "Normal/RuntimeProgressing",
-            "Normal/RuntimeReady",
             "Warning/RuntimeDegraded",
             "Warning/RuntimeUpgradeFailed",
             "Normal/RuntimeUpgradeStarted",

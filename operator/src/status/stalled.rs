@@ -1,0 +1,133 @@
+//! `Stalled`, the kstatus convention (Flux, kpt): `True`, with the cause's
+//! reason, while the runtime cannot make progress without a change by
+//! someone; `False` otherwise. kstatus then reads the runtime as Failed.
+//!
+//! - A rollout past its progress deadline (`ProgressDeadlineExceeded`): the
+//!   Deployment controller has given up until the spec changes.
+//! - A missing Secret (`SecretNotFound`): nothing is applied until it exists.
+//!
+//! Not stalled, although degraded: a failure the operator retries by itself
+//! (`Retrying`: the Secret check or an apply failed, which is often
+//! transient), and a ReplicaFailure (the Deployment controller retries; if it
+//! never succeeds, the progress deadline turns it into a failed rollout).
+
+use trussium_api::reason;
+
+use super::conditions::Verdict;
+use super::rollout::Rollout;
+
+pub fn verdict(
+    configuration: &Verdict,
+    reconcile_error: Option<&str>,
+    rollout: &Rollout,
+    deployment: &str,
+) -> Verdict {
+    if !configuration.status {
+        return if configuration.reason == reason::SECRET_NOT_FOUND {
+            Verdict::yes(
+                reason::SECRET_NOT_FOUND,
+                format!(
+                    "Cannot progress until the referenced Secrets exist: {}",
+                    configuration.message
+                ),
+            )
+        } else {
+            Verdict::no(
+                reason::RETRYING,
+                format!("The operator retries: {}", configuration.message),
+            )
+        };
+    }
+    if let Some(error) = reconcile_error {
+        return Verdict::no(
+            reason::RETRYING,
+            format!("The operator retries the failed reconciliation: {error}"),
+        );
+    }
+    match rollout {
+        Rollout::Failed { message } => {
+            let detail = if message.is_empty() {
+                String::new()
+            } else {
+                format!(" ({message})")
+            };
+            Verdict::yes(
+                reason::PROGRESS_DEADLINE_EXCEEDED,
+                format!(
+                    "The rollout of Deployment {deployment} exceeded its progress deadline{detail}; it needs a change of the runtime (another image, say) to progress."
+                ),
+            )
+        }
+        _ => Verdict::no(reason::AS_EXPECTED, "The runtime is not stalled."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn valid() -> Verdict {
+        Verdict::yes(reason::REFERENCES_RESOLVED, "ok")
+    }
+
+    fn failed() -> Rollout {
+        Rollout::Failed {
+            message: "ReplicaSet \"x-1\" has timed out progressing.".into(),
+        }
+    }
+
+    #[test]
+    fn a_failed_rollout_stalls() {
+        let v = verdict(&valid(), None, &failed(), "x");
+        assert!(v.status);
+        assert_eq!(v.reason, "ProgressDeadlineExceeded");
+        assert!(v.message.contains("Deployment x") && v.message.contains("timed out"));
+        let v = verdict(&valid(), None, &Rollout::Failed { message: "".into() }, "x");
+        assert!(v.status && !v.message.contains("()"));
+    }
+
+    #[test]
+    fn a_missing_secret_stalls_and_outranks_everything() {
+        let missing = Verdict::no(reason::SECRET_NOT_FOUND, "Secret \"creds\" does not exist");
+        for rollout in [
+            Rollout::Absent,
+            Rollout::Complete,
+            Rollout::Progressing,
+            failed(),
+        ] {
+            let v = verdict(&missing, Some("boom"), &rollout, "x");
+            assert_eq!(
+                (v.status, v.reason),
+                (true, "SecretNotFound"),
+                "{rollout:?}"
+            );
+            assert!(v.message.contains("\"creds\""));
+        }
+    }
+
+    #[test]
+    fn what_the_operator_retries_does_not_stall() {
+        let check_failed = Verdict::no(reason::REFERENCE_CHECK_FAILED, "forbidden");
+        let v = verdict(&check_failed, None, &failed(), "x");
+        assert_eq!((v.status, v.reason), (false, "Retrying"));
+        let v = verdict(&valid(), Some("conflict"), &failed(), "x");
+        assert_eq!((v.status, v.reason), (false, "Retrying"));
+        assert!(v.message.contains("conflict"));
+    }
+
+    #[test]
+    fn otherwise_not_stalled() {
+        for rollout in [
+            Rollout::Absent,
+            Rollout::Complete,
+            Rollout::Progressing,
+            Rollout::GenerationPending {
+                generation: 2,
+                observed: 1,
+            },
+        ] {
+            let v = verdict(&valid(), None, &rollout, "x");
+            assert_eq!((v.status, v.reason), (false, "AsExpected"), "{rollout:?}");
+        }
+    }
+}
