@@ -23,5 +23,6 @@ mod plugin;
 mod plugin_krew;
 mod status_degraded;
 mod status_events;
+mod status_gitops;
 mod status_lifecycle;
 mod status_upgrade;

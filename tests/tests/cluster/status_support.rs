@@ -589,7 +589,8 @@ impl Expect {
     }
 }
 
-/// Exactly six conditions, one per type, as expected, each observing
+/// Exactly seven conditions, one per type: the six as expected, and
+/// `Stalled` as the kstatus convention derives it from them; each observing
 /// `generation` and saying something.
 pub fn condition_mismatches(
     status: &TrussiumRuntimeStatus,
@@ -597,9 +598,15 @@ pub fn condition_mismatches(
     generation: Option<i64>,
 ) -> Vec<String> {
     let mut problems = Vec::new();
-    if status.conditions.len() != 6 {
+    let stalled = expected_stalled(expected);
+    let expected: Vec<(&str, &str, &str)> = expected
+        .iter()
+        .copied()
+        .chain([(condition_type::STALLED, stalled.0, stalled.1)])
+        .collect();
+    if status.conditions.len() != 7 {
         problems.push(format!(
-            "{} conditions instead of 6: {:?}",
+            "{} conditions instead of 7: {:?}",
             status.conditions.len(),
             status
                 .conditions
@@ -608,7 +615,7 @@ pub fn condition_mismatches(
                 .collect::<Vec<_>>()
         ));
     }
-    for (type_, want_status, want_reason) in expected {
+    for (type_, want_status, want_reason) in &expected {
         match status.condition(type_) {
             None => problems.push(format!("condition {type_} missing")),
             Some(c) => {
@@ -631,6 +638,28 @@ pub fn condition_mismatches(
         }
     }
     problems
+}
+
+/// Stalled (kstatus: Failed) is True exactly for a failed rollout or a
+/// missing Secret, with that cause's reason; `Retrying` while the operator
+/// retries a failure; `AsExpected` otherwise.
+fn expected_stalled(conditions: &[(&str, &str, &str); 6]) -> (&'static str, &'static str) {
+    let of = |t: &str| {
+        conditions
+            .iter()
+            .find(|(type_, _, _)| *type_ == t)
+            .map(|(_, status, reason)| (*status, *reason))
+            .unwrap_or_default()
+    };
+    match (
+        of(condition_type::CONFIGURATION_VALID),
+        of(condition_type::DEGRADED),
+    ) {
+        (("False", "SecretNotFound"), _) => ("True", "SecretNotFound"),
+        (("False", _), _) | (_, ("True", "ReconciliationFailed")) => ("False", "Retrying"),
+        (_, ("True", "ProgressDeadlineExceeded")) => ("True", "ProgressDeadlineExceeded"),
+        _ => ("False", "AsExpected"),
+    }
 }
 
 /// `(Upgrading status/reason, lastSuccessfulImage, desiredImage)` of one

@@ -12,6 +12,8 @@ use serde_json::json;
 use trussium_api::condition_type;
 use trussium_e2e::NEVER_READY_IMAGE;
 
+use crate::status_gitops::snapshot;
+
 const N: &str = "Normal";
 const W: &str = "Warning";
 
@@ -48,6 +50,7 @@ async fn upgrade_to_a_good_tag_starts_and_completes() -> TestResult {
                 &Expect::ready("upgraded", 2, &v2, ("False", "UpgradeComplete")),
             )
             .await?;
+        snapshot(&fx, "x", "upgrade-complete", "status_upgrade").await?;
 
         // Every status the operator stored on the way: Upgrading went
         // NoUpgrade → UpgradeInProgress → UpgradeComplete, and
@@ -150,10 +153,12 @@ async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestR
                 last_successful_image: Some(v1.clone()),
             };
             let rt = fx.settle("x", &failed).await?;
+            snapshot(&fx, "x", "upgrade-failed", "status_upgrade").await?;
+            // Ready went False when the upgrade started (the new pod never
+            // became ready): no RuntimeReady in between.
             events.extend([
                 (N, "RuntimeUpgradeStarted"),
                 (N, "RuntimeProgressing"),
-                (N, "RuntimeReady"),
                 (W, "RuntimeDegraded"),
                 (W, "RuntimeUpgradeFailed"),
             ]);
@@ -185,6 +190,7 @@ async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestR
                     &Expect::ready("back to v1", 1, &v1, ("False", "UpgradeComplete")),
                 )
                 .await?;
+            snapshot(&fx, "x", "going-back", "status_upgrade").await?;
             events.extend([
                 (N, "RuntimeUpgradeStarted"),
                 (N, "RuntimeProgressing"),
@@ -226,6 +232,18 @@ async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestR
                         "False/AsExpected",
                     ],
                 format!("Degraded went {degraded:?}"),
+            )?;
+            let ready = recorder.condition_sequence(condition_type::READY);
+            ensure(
+                ready
+                    == [
+                        "True/RuntimeReady",
+                        "False/RuntimeNotReady",
+                        "False/DeploymentFailed",
+                        "False/RuntimeNotReady",
+                        "True/RuntimeReady",
+                    ],
+                format!("Ready went {ready:?}"),
             )?;
             Ok(())
         },

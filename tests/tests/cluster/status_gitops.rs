@@ -1,0 +1,283 @@
+//! What GitOps tools read: the live runtime of every scenario the status
+//! tests reach is dumped for the kstatus / Argo CD test (tests/gitops, run by
+//! `make test` after the cargo tests), with what `kubectl wait
+//! --for=condition=Ready` does on it; and `kubectl wait` after an upgrade
+//! waits for the new pods, like `kubectl rollout status`.
+
+use std::path::PathBuf;
+
+use crate::status_support::{
+    Expect, Fixture, NEW_TAG, OLD_TAG, TestResult, conditions, ensure, image, runtime, scenario,
+};
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::api::{Patch, PatchParams};
+use serde_json::json;
+use trussium_api::condition_type;
+use trussium_e2e::{NEVER_READY_IMAGE, repo_root};
+
+const N: &str = "Normal";
+const W: &str = "Warning";
+
+/// Where the snapshots go: `target/gitops-scenarios/<scenario>.json`.
+pub fn snapshot_dir() -> PathBuf {
+    std::env::var_os("TRUSSIUM_GITOPS_SNAPSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target").join("gitops-scenarios"))
+}
+
+/// Dumps runtime `name` as the API server stores it now, with whether
+/// `kubectl wait --for=condition=Ready --timeout=0s` (check once) finds the
+/// condition met on that same version of the object.
+pub async fn snapshot(fx: &Fixture, name: &str, scenario: &str, test: &str) -> TestResult {
+    for _ in 0..20 {
+        let before = fx.get(name).await?;
+        let waited = fx
+            .kubectl(&[
+                "wait",
+                "--for=condition=Ready",
+                &format!("trussiumruntime/{name}"),
+                "--timeout=0s",
+            ])
+            .await?;
+        let after = fx.get(name).await?;
+        if before.metadata.resource_version != after.metadata.resource_version {
+            continue;
+        }
+        let met = waited.status.success();
+        let stderr = String::from_utf8_lossy(&waited.stderr);
+        // With --timeout=0s kubectl checks once: "condition not met".
+        ensure(
+            met || stderr.contains("condition not met") || stderr.contains("timed out"),
+            format!("kubectl wait failed otherwise: {stderr}"),
+        )?;
+        let dir = snapshot_dir();
+        std::fs::create_dir_all(&dir)?;
+        let doc = json!({
+            "scenario": scenario,
+            "test": test,
+            "kubectlWaitMet": met,
+            "object": after,
+        });
+        std::fs::write(
+            dir.join(format!("{scenario}.json")),
+            serde_json::to_vec_pretty(&doc)?,
+        )?;
+        return Ok(());
+    }
+    Err(format!("runtime {name} kept changing while taking the {scenario} snapshot").into())
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn a_first_rollout_that_never_becomes_ready_stalls() -> TestResult {
+    scenario(
+        "status-first-fails",
+        &["--progress-deadline-seconds=15"],
+        async |fx: Fixture| {
+            let bad = NEVER_READY_IMAGE;
+            let (repository, tag) = bad.rsplit_once(':').ok_or("no tag")?;
+            let mut manifest = runtime("x", OLD_TAG, 1, None);
+            manifest["spec"]["image"] = json!({"repository": repository, "tag": tag});
+            fx.create(manifest).await?;
+            let rolling = Expect {
+                label: "first rollout in progress",
+                conditions: conditions(
+                    ("True", "DeploymentProgressing"),
+                    ("False", "RuntimeUnavailable"),
+                    ("False", "RuntimeNotReady"),
+                    ("False", "AsExpected"),
+                    ("False", "NoUpgrade"),
+                ),
+                desired_replicas: 1,
+                ready_replicas: Some(0),
+                available_replicas: Some(0),
+                desired_image: bad.to_string(),
+                current_image: Some(bad.to_string()),
+                last_successful_image: None,
+            };
+            fx.settle("x", &rolling).await?;
+            snapshot(&fx, "x", "first-rollout-in-progress", "status_gitops").await?;
+
+            let failed = Expect {
+                label: "first rollout failed",
+                conditions: conditions(
+                    ("False", "DeploymentFailed"),
+                    ("False", "RuntimeUnavailable"),
+                    ("False", "DeploymentFailed"),
+                    ("True", "ProgressDeadlineExceeded"),
+                    ("False", "NoUpgrade"),
+                ),
+                ..rolling
+            };
+            let rt = fx.settle("x", &failed).await?;
+            snapshot(&fx, "x", "first-rollout-failed", "status_gitops").await?;
+            let events = [(N, "RuntimeProgressing"), (W, "RuntimeDegraded")];
+            fx.expect_events(&rt, &events).await?;
+            fx.events_stay(&rt, &events).await?;
+            Ok(())
+        },
+    )
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn kubectl_wait_after_an_upgrade_waits_for_the_new_pods() -> TestResult {
+    scenario(
+        "status-wait",
+        &["--progress-deadline-seconds=600"],
+        async |fx: Fixture| {
+            let (v1, v2) = (image(OLD_TAG), image(NEW_TAG));
+            fx.create(runtime("x", OLD_TAG, 2, None)).await?;
+            fx.settle(
+                "x",
+                &Expect::ready("first rollout", 2, &v1, ("False", "NoUpgrade")),
+            )
+            .await?;
+
+            // Pods of the new image never become ready: kubectl wait, given
+            // 5 s, times out although the old pods serve (Available).
+            fx.set_image("x", NEVER_READY_IMAGE).await?;
+            let waited = fx
+                .kubectl(&[
+                    "wait",
+                    "--for=condition=Ready",
+                    "trussiumruntime/x",
+                    "--timeout=5s",
+                ])
+                .await?;
+            ensure(
+                !waited.status.success()
+                    && String::from_utf8_lossy(&waited.stderr).contains("timed out"),
+                format!(
+                    "kubectl wait returned during a rollout that cannot finish: {}{}",
+                    String::from_utf8_lossy(&waited.stdout),
+                    String::from_utf8_lossy(&waited.stderr)
+                ),
+            )?;
+            let rt = fx.get("x").await?;
+            let status = rt.status.as_ref().ok_or("no status")?;
+            let of = |t: &str| {
+                status
+                    .condition(t)
+                    .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
+                    .unwrap_or_default()
+            };
+            ensure(
+                of(condition_type::AVAILABLE).0 == "True"
+                    && of(condition_type::READY).0 == "False"
+                    && of(condition_type::READY).1 == "RuntimeNotReady"
+                    && of(condition_type::READY)
+                        .2
+                        .contains("of the previous pod template"),
+                format!(
+                    "during the upgrade: Available {:?}, Ready {:?}",
+                    of(condition_type::AVAILABLE),
+                    of(condition_type::READY)
+                ),
+            )?;
+
+            // A good image: kubectl wait returns once the new pods serve.
+            fx.set_image("x", &v2).await?;
+            let waited = fx
+                .kubectl(&[
+                    "wait",
+                    "--for=condition=Ready",
+                    "trussiumruntime/x",
+                    "--timeout=90s",
+                ])
+                .await?;
+            ensure(
+                waited.status.success(),
+                format!(
+                    "kubectl wait after the upgrade failed: {}",
+                    String::from_utf8_lossy(&waited.stderr)
+                ),
+            )?;
+            // At that moment every desired replica already ran v2 and was
+            // ready (counts only grow towards that, so reading them after
+            // the return is enough).
+            let d = fx.ns.api::<Deployment>().get("x").await?;
+            let status = d.status.unwrap_or_default();
+            let runs_v2 = d.spec.and_then(|s| s.template.spec).is_some_and(|p| {
+                p.containers
+                    .iter()
+                    .any(|c| c.image.as_deref() == Some(&*v2))
+            });
+            ensure(
+                runs_v2
+                    && status.updated_replicas.unwrap_or(0) >= 2
+                    && status.ready_replicas.unwrap_or(0) >= 2,
+                format!("kubectl wait returned before the new pods were ready: {status:?}"),
+            )?;
+            fx.settle(
+                "x",
+                &Expect::ready("upgraded", 2, &v2, ("False", "UpgradeComplete")),
+            )
+            .await?;
+            Ok(())
+        },
+    )
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn annotating_the_deployment_is_not_a_rollout() -> TestResult {
+    scenario("status-annotated", &[], async |fx: Fixture| {
+        let v1 = image(OLD_TAG);
+        fx.create(runtime("x", OLD_TAG, 1, None)).await?;
+        let ready = Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade"));
+        let rt = fx.settle("x", &ready).await?;
+        let events = [(N, "RuntimeProgressing"), (N, "RuntimeReady")];
+        fx.expect_events(&rt, &events).await?;
+        let before = fx.get("x").await?.status;
+
+        // An annotation on the Deployment bumps its generation (annotations
+        // are copied to ReplicaSets), yet the pods run the same template.
+        let deployments = fx.ns.api::<Deployment>();
+        let generation = deployments.get("x").await?.metadata.generation;
+        let mark = fx.audit.mark();
+        for n in 0..3 {
+            let annotated = deployments
+                .patch(
+                    "x",
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"metadata": {"annotations": {"e2e.trussium.io/touched": n.to_string()}}})),
+                )
+                .await?;
+            ensure(
+                annotated.metadata.generation > generation,
+                "annotating the Deployment did not bump its generation",
+            )?;
+        }
+        // The Deployment controller catches up; the operator reconciles
+        // (owned objects are watched) and writes nothing: no status, no Event.
+        trussium_e2e::wait_for(
+            "the Deployment controller to observe the annotations",
+            std::time::Duration::from_secs(60),
+            async || {
+                let d = deployments.get("x").await?;
+                Ok((d.status.and_then(|s| s.observed_generation) == d.metadata.generation)
+                    .then_some(()))
+            },
+        )
+        .await?;
+        fx.settle("x", &ready).await?;
+        fx.events_stay(&rt, &events).await?;
+        let writes = fx.operator_writes(&mark).await?;
+        ensure(
+            !writes
+                .iter()
+                .any(|w| w.contains("trussiumruntimes/status") || w.contains(" events ")),
+            format!("annotating the Deployment made the operator write {writes:?}"),
+        )?;
+        ensure(
+            fx.get("x").await?.status == before,
+            "the status changed although nothing rolled out",
+        )?;
+
+        Ok(())
+    })
+    .await
+}
