@@ -98,6 +98,14 @@ phase "cluster down (stale)" "$here/cluster/down.sh"
 cluster_started=true
 # (The cluster's daemons must not inherit the lock.)
 phase "cluster up" "$here/cluster/up.sh" 9>&-
+# The cluster tests dump the live runtime of each status scenario here for the
+# GitOps checks; stale dumps from an earlier run must not count.
+export TRUSSIUM_GITOPS_SNAPSHOTS=$TRUSSIUM_ROOT/target/gitops-scenarios
+rm -rf "$TRUSSIUM_GITOPS_SNAPSHOTS"
 # Every test binary runs even after a failure, for the full picture.
 phase "tests" cargo test --workspace --no-fail-fast -- --include-ignored
+# kstatus (cli-utils) and the Argo CD health check (gopher-lua) on those dumps
+# and on deploy/argocd's testdata; checks README's GitOps table.
+gitops_tests() { (cd "$here/gitops" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go test -count=1 ./...); }
+phase "gitops tests" gitops_tests
 current=""
