@@ -248,7 +248,7 @@ pub fn condition_health(c: &Condition) -> Health {
                 good_if(truth)
             }
         }
-        condition_type::DEGRADED => good_if(!truth),
+        condition_type::DEGRADED | condition_type::STALLED => good_if(!truth),
         condition_type::PROGRESSING if truth => Health::Warn,
         condition_type::PROGRESSING => match r {
             reason::CONFIGURATION_INVALID
@@ -1022,6 +1022,14 @@ digest-pinned   -       3         openai     gpt-5      sha256:abcdef012345   13
         );
         assert_eq!(
             condition_health(&c("Degraded", "False", "AsExpected")),
+            Health::Good
+        );
+        assert_eq!(
+            condition_health(&c("Stalled", "True", "SecretNotFound")),
+            Health::Bad
+        );
+        assert_eq!(
+            condition_health(&c("Stalled", "False", "Retrying")),
             Health::Good
         );
         assert_eq!(
