@@ -1,7 +1,7 @@
 //! The CustomResourceDefinition, generated from the types.
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
-    CustomResourceDefinition, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
+    CustomResourceDefinition, JSON, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
 };
 use kube::CustomResourceExt;
 
@@ -18,17 +18,28 @@ pub const CRD_PATH: &str = "crds/runtime.trussium.io_trussiumruntimes.yaml";
 /// `<no value>` in `kubectl get`, `autoscaling: null` survives round trips).
 /// Without `nullable` the API server prunes nulls before defaulting, so an
 /// explicit `null` means exactly what omitting the field means.
+///
+/// And `status` defaults to `{observedGeneration: 0}`: the API server applies
+/// it whenever it serves a runtime that has no status yet (just created, or
+/// no operator running), so kstatus (Flux, kpt) reads it as InProgress
+/// instead of Current, and `observedGeneration < generation` tells every
+/// client that the operator has not processed it.
 pub fn crd() -> CustomResourceDefinition {
     let mut crd = TrussiumRuntime::crd();
     for version in &mut crd.spec.versions {
-        let spec = version
+        let properties = version
             .schema
             .as_mut()
             .and_then(|s| s.open_api_v3_schema.as_mut())
-            .and_then(|s| s.properties.as_mut())
-            .and_then(|p| p.get_mut("spec"));
-        if let Some(spec) = spec {
+            .and_then(|s| s.properties.as_mut());
+        let Some(properties) = properties else {
+            continue;
+        };
+        if let Some(spec) = properties.get_mut("spec") {
             strip_nullable(spec);
+        }
+        if let Some(status) = properties.get_mut("status") {
+            status.default = Some(JSON(serde_json::json!({"observedGeneration": 0})));
         }
     }
     crd

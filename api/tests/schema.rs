@@ -260,5 +260,10 @@ fn resource_identity_and_cli_surface() -> TestResult {
         ".spec.replicas"
     );
     assert_eq!(version["subresources"]["status"], json!({}));
+    // Served as "not processed yet" until the operator writes a status.
+    assert_eq!(
+        version["schema"]["openAPIV3Schema"]["properties"]["status"]["default"],
+        json!({"observedGeneration": 0})
+    );
     Ok(())
 }

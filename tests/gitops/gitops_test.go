@@ -34,6 +34,7 @@ type scenario struct {
 // The scenarios, in the README's order. The cluster tests write
 // target/gitops-scenarios/<id>.json for each.
 var scenarios = []scenario{
+	{"not-processed-yet", "Created, no operator has processed it", status.InProgressStatus, "Progressing", false},
 	{"first-rollout-in-progress", "First rollout, pods not ready yet", status.InProgressStatus, "Progressing", false},
 	{"first-rollout-failed", "First rollout past its progress deadline", status.FailedStatus, "Degraded", false},
 	{"first-rollout-complete", "First rollout complete", status.CurrentStatus, "Healthy", true},

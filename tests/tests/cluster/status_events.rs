@@ -264,11 +264,20 @@ async fn unchanged_reconciles_and_status_only_updates_write_nothing() -> TestRes
             )
             .await?;
         fx.wait_for_reconciles(SECRET, &mark, 1).await?;
-        let repaired = fx.settle("x", &ready).await?;
-        ensure(
-            message(&repaired) == message(&rt),
-            format!("Ready message not repaired: {}", message(&repaired)),
-        )?;
+        // The reconcile checked the Secret; its status write follows a moment
+        // later (under load, after the settle below could already pass on
+        // status and reason alone).
+        let expected = message(&rt);
+        trussium_e2e::wait_for(
+            "the operator to repair the Ready message",
+            crate::status_support::SETTLE,
+            async || {
+                let now = fx.runtimes.get("x").await?;
+                Ok((message(&now) == expected).then_some(()))
+            },
+        )
+        .await?;
+        fx.settle("x", &ready).await?;
         fx.events_stay(&rt, &events).await?;
         let writes = fx.operator_writes(&mark).await?;
         ensure(

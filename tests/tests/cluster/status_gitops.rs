@@ -69,6 +69,29 @@ pub async fn snapshot(fx: &Fixture, name: &str, scenario: &str, test: &str) -> T
 
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
+async fn a_runtime_no_operator_has_processed_reads_as_in_progress() -> TestResult {
+    scenario("status-unprocessed", &[], async |mut fx: Fixture| {
+        fx.operator.stop().await;
+        fx.create(runtime("x", OLD_TAG, 1, None)).await?;
+        // The CRD defaults status to {observedGeneration: 0}: kstatus reads
+        // InProgress (not Current, as for a custom resource without any
+        // status), Argo CD Progressing, and kubectl wait waits.
+        let rt = fx.get("x").await?;
+        let status = rt.status.clone().ok_or("no defaulted status")?;
+        ensure(
+            status.observed_generation == Some(0)
+                && status.conditions.is_empty()
+                && rt.metadata.generation == Some(1),
+            format!("status of an unprocessed runtime: {status:?}"),
+        )?;
+        snapshot(&fx, "x", "not-processed-yet", "status_gitops").await?;
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
 async fn a_first_rollout_that_never_becomes_ready_stalls() -> TestResult {
     scenario(
         "status-first-fails",

@@ -162,6 +162,17 @@ fn no_stored_status_and_an_empty_one_diff_alike() {
         transitions(Some(&empty), &status)
     );
     assert_events(&transitions(None, &status), &["Normal/RuntimeProgressing"]);
+    // What the CRD defaults a status to until the operator writes one.
+    let defaulted: TrussiumRuntimeStatus =
+        serde_json::from_value(json!({"observedGeneration": 0})).unwrap();
+    assert_eq!(
+        transitions(Some(&defaulted), &status),
+        transitions(None, &status)
+    );
+    w.rt.status = Some(defaulted);
+    let s = w.reconcile();
+    assert_events(&s.events, &["Normal/RuntimeProgressing"]);
+    assert_eq!(s.status.observed_generation, Some(1));
 }
 
 #[test]
