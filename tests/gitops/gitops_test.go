@@ -183,7 +183,12 @@ func row(t *testing.T, sc scenario, snap snapshot, res *status.Result, health He
 		conditions = append(conditions, fmt.Sprintf("observedGeneration %d < generation %d", obj.Status.ObservedGeneration, obj.Metadata.Generation))
 	}
 	for _, typ := range []string{"Ready", "Available", "Stalled", "Degraded"} {
-		conditions = append(conditions, typ+"="+cond[typ])
+		if c, ok := cond[typ]; ok {
+			conditions = append(conditions, typ+"="+c)
+		}
+	}
+	if len(obj.Status.Conditions) == 0 {
+		conditions = append(conditions, "no conditions yet")
 	}
 	wait := "waits (times out)"
 	if snap.WaitMet {

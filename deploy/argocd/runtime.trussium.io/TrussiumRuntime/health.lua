@@ -20,7 +20,7 @@ local function condition(conditions, wanted)
   return nil
 end
 
-if obj.status == nil or obj.status.conditions == nil then
+if obj.status == nil then
   hs.status = "Progressing"
   hs.message = "Waiting for the Trussium operator to report status"
   return hs
@@ -35,6 +35,9 @@ if generation ~= nil and (observed == nil or observed < generation) then
 end
 
 local conditions = obj.status.conditions
+if conditions == nil then
+  conditions = {}
+end
 local stalled = condition(conditions, "Stalled")
 if stalled ~= nil and stalled.status == "True" then
   hs.status = "Degraded"
