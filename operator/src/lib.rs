@@ -8,7 +8,11 @@
 
 pub mod config;
 pub mod controller;
+pub mod endpoints;
 pub mod events;
+pub mod health;
+pub mod leader;
+pub mod metrics;
 pub mod references;
 pub mod resources;
 pub mod status;

@@ -1,13 +1,21 @@
 //! `trussium-operator`: runs the TrussiumRuntime controller.
 
 use std::io::Write;
+use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
-use clap::{Parser, Subcommand, ValueEnum};
-use kube::Client;
+use clap::{ArgAction, Parser, Subcommand, ValueEnum};
+use kube::client::ClientBuilder;
+use kube::{Client, Config};
 use tracing_subscriber::EnvFilter;
 use trussium_operator::config::OperatorConfig;
-use trussium_operator::controller::{self, Reporter, Scope};
+use trussium_operator::controller::{self, Instruments, Reporter, Scope};
+use trussium_operator::endpoints::{self, BindAddress, Routes, parse_bind_address};
+use trussium_operator::health::Health;
+use trussium_operator::leader::{Election, Leadership, LeaseTimings, Role, parse_duration};
+use trussium_operator::metrics::{ApiRequestsLayer, Metrics};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -41,6 +49,40 @@ struct Cli {
     /// Log format.
     #[arg(long, env = "TRUSSIUM_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+
+    /// Where /metrics is served: `:8080`, `host:port`, or `0` for nowhere.
+    #[arg(long, default_value = ":8080", value_parser = parse_bind_address)]
+    metrics_bind_address: BindAddress,
+
+    /// Where /healthz and /readyz are served: `:8081`, `host:port`, or `0`.
+    #[arg(long, default_value = ":8081", value_parser = parse_bind_address)]
+    health_probe_bind_address: BindAddress,
+
+    /// Elect one leader among the replicas through a Lease; only the leader
+    /// reconciles. `--leader-elect=false` turns it off.
+    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
+          require_equals = true, default_missing_value = "true")]
+    leader_elect: bool,
+
+    /// How long a standby waits after the leader's last renewal before taking over.
+    #[arg(long, default_value = "15s", value_parser = parse_duration)]
+    leader_elect_lease_duration: Duration,
+
+    /// How long the leader retries renewing before it gives up and exits.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    leader_elect_renew_deadline: Duration,
+
+    /// How often the leader renews and a standby tries to take over.
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    leader_elect_retry_period: Duration,
+
+    /// Name of the Lease.
+    #[arg(long, default_value = "trussium-operator")]
+    leader_elect_resource_name: String,
+
+    /// Namespace of the Lease (default: the operator's own namespace).
+    #[arg(long)]
+    leader_elect_resource_namespace: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -57,7 +99,22 @@ enum LogFormat {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) if !err.use_stderr() => {
+            // --help, --version
+            let _ = err.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(err) => {
+            // clap's first line, without its usage block.
+            let text = err.render().to_string();
+            let line = text.lines().next().unwrap_or("invalid arguments");
+            let line = line.strip_prefix("error: ").unwrap_or(line);
+            eprintln!("trussium-operator: {line} (see --help)");
+            return ExitCode::from(2);
+        }
+    };
     if let Some(Command::Crd) = cli.command {
         return match trussium_api::crd::crd_yaml() {
             Ok(yaml) => match std::io::stdout().write_all(yaml.as_bytes()) {
@@ -67,12 +124,39 @@ async fn main() -> ExitCode {
             Err(err) => fail(&format!("rendering the CRD: {err}")),
         };
     }
+    let timings = match LeaseTimings::new(
+        cli.leader_elect_lease_duration,
+        cli.leader_elect_renew_deadline,
+        cli.leader_elect_retry_period,
+    ) {
+        Ok(timings) => timings,
+        Err(err) => return fail(&err),
+    };
     init_tracing(cli.log_format);
 
-    let client = match Client::try_default().await {
-        Ok(client) => client,
-        Err(err) => return fail(&format!("cannot build a Kubernetes client: {err}")),
+    // Listen first: a port in use is a start-up error, not a later surprise.
+    let metrics_listener = match listen(cli.metrics_bind_address.0, "metrics").await {
+        Ok(listener) => listener,
+        Err(err) => return fail(&err),
     };
+    let probe_listener = match listen(cli.health_probe_bind_address.0, "health probes").await {
+        Ok(listener) => listener,
+        Err(err) => return fail(&err),
+    };
+
+    let metrics = Metrics::new();
+    let health = Health::default();
+    let client = match client(&metrics, &health).await {
+        Ok(client) => client,
+        Err(err) => return fail(&err),
+    };
+    if let Some(listener) = metrics_listener {
+        tokio::spawn(endpoints::serve(listener, Routes::Metrics(metrics.clone())));
+    }
+    if let Some(listener) = probe_listener {
+        tokio::spawn(endpoints::serve(listener, Routes::Probes(health.clone())));
+    }
+
     let config = OperatorConfig {
         progress_deadline_seconds: cli.progress_deadline_seconds,
         cluster_domain: cli.cluster_domain,
@@ -89,18 +173,106 @@ async fn main() -> ExitCode {
             format!("{}-{}", host.trim(), std::process::id())
         }),
     };
-    tracing::info!(?scope, ?config, "starting");
-    controller::run(
+    let election = cli.leader_elect.then(|| {
+        let namespace = cli
+            .leader_elect_resource_namespace
+            .clone()
+            .unwrap_or_else(|| client.default_namespace().to_string());
+        Election::new(
+            client.clone(),
+            &namespace,
+            &cli.leader_elect_resource_name,
+            &reporter.instance,
+            timings,
+        )
+    });
+    let (leadership, role) = match election {
+        Some(_) => Leadership::standby(),
+        None => Leadership::always(),
+    };
+    let role = Arc::new(role);
+    tracing::info!(?scope, ?config, leader_elect = cli.leader_elect, "starting");
+
+    let stopping = {
+        let role = role.clone();
+        async move {
+            shutdown_signal().await;
+            tracing::info!("stopping: finishing the reconciles in flight");
+            role.send_replace(Role::Stopping);
+        }
+    };
+    let instruments = Instruments {
+        leadership,
+        metrics: metrics.clone(),
+        health,
+    };
+    let controller = controller::run(
         client,
         config,
         scope,
         cli.concurrency,
         reporter,
-        shutdown_signal(),
-    )
-    .await;
+        instruments,
+        stopping,
+    );
+    match &election {
+        None => controller.await,
+        Some(election) => {
+            tokio::select! {
+                () = controller => {}
+                lost = election.campaign(&role, &metrics) => {
+                    // As controller-runtime: no drain, another replica leads now.
+                    eprintln!("trussium-operator: lost leadership: {lost}");
+                    std::process::exit(1);
+                }
+            }
+            election.release().await;
+        }
+    }
     tracing::info!("stopped");
     ExitCode::SUCCESS
+}
+
+/// Binds `address` for `what`, or nothing when it is disabled.
+async fn listen(
+    address: Option<SocketAddr>,
+    what: &str,
+) -> Result<Option<tokio::net::TcpListener>, String> {
+    let Some(address) = address else {
+        return Ok(None);
+    };
+    endpoints::bind(address)
+        .await
+        .map(Some)
+        .map_err(|err| format!("cannot serve {what} on {address}: {err}"))
+}
+
+/// Where a Pod finds its ServiceAccount token.
+const IN_CLUSTER_TOKEN: &str = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+
+/// The kube client, counting its requests. Configuration as client-go finds
+/// it: `KUBECONFIG`, else in-cluster when in a Pod, else `~/.kube/config`.
+async fn client(metrics: &Metrics, health: &Health) -> Result<Client, String> {
+    let in_pod = std::env::var_os("KUBECONFIG").is_none()
+        && std::env::var_os("KUBERNETES_SERVICE_HOST").is_some();
+    let config = if in_pod {
+        if let Err(err) = std::fs::metadata(IN_CLUSTER_TOKEN) {
+            return Err(format!(
+                "in a Pod (KUBERNETES_SERVICE_HOST is set) but the ServiceAccount token {IN_CLUSTER_TOKEN} cannot be read: {err}"
+            ));
+        }
+        Config::incluster()
+            .map_err(|err| format!("cannot load the in-cluster configuration: {err}"))?
+    } else {
+        Config::infer()
+            .await
+            .map_err(|err| format!("cannot find a Kubernetes configuration: {err}"))?
+    };
+    let builder = ClientBuilder::try_from(config)
+        .map_err(|err| format!("cannot build a Kubernetes client: {err}"))?;
+    Ok(builder
+        .with_layer(&ApiRequestsLayer::new(metrics.clone(), health.clone()))
+        .build())
 }
 
 fn init_tracing(format: LogFormat) {

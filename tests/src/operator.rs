@@ -138,6 +138,28 @@ impl Drop for Operator {
     }
 }
 
+/// Test operators run side by side, one per namespace: no leader election
+/// (each is alone in its namespace) and no fixed metrics or probe ports,
+/// unless the test asks for them.
+fn quiet_defaults(args: &[String]) -> Vec<&'static str> {
+    [
+        ("--leader-elect", "--leader-elect=false"),
+        ("--metrics-bind-address", "--metrics-bind-address=0"),
+        (
+            "--health-probe-bind-address",
+            "--health-probe-bind-address=0",
+        ),
+    ]
+    .into_iter()
+    .filter(|(flag, _)| {
+        !args
+            .iter()
+            .any(|a| a == flag || a.starts_with(&format!("{flag}=")))
+    })
+    .map(|(_, default)| default)
+    .collect()
+}
+
 fn spawn(kubeconfig: &Path, namespace: &str, args: &[String], log: &Path) -> Result<Child, Error> {
     let binary = operator_binary();
     if !binary.exists() {
@@ -157,6 +179,7 @@ fn spawn(kubeconfig: &Path, namespace: &str, args: &[String], log: &Path) -> Res
     let err = out.try_clone().map_err(|e| Error::io(log, e))?;
     Command::new(&binary)
         .arg(format!("--namespace={namespace}"))
+        .args(quiet_defaults(args))
         .args(args)
         .env("KUBECONFIG", kubeconfig)
         .env("RUST_LOG", "info,kube=warn")

@@ -5,6 +5,7 @@ mod context;
 mod dereference;
 mod drift;
 mod error;
+mod gate;
 mod ownership;
 mod publish;
 mod reconcile;
@@ -29,6 +30,7 @@ use trussium_api::labels::{MANAGED_BY, MANAGED_BY_VALUE};
 
 pub use context::Context;
 pub use error::Error;
+pub use gate::Instruments;
 pub use publish::Reporter;
 
 use crate::config::OperatorConfig;
@@ -53,19 +55,23 @@ impl Scope {
     }
 }
 
-/// Runs the controller until `shutdown` resolves.
+/// Runs the controller until `shutdown` resolves. The watches run from the
+/// start; reconciles wait until `instruments.leadership` says this replica
+/// leads.
 pub async fn run(
     client: Client,
     config: OperatorConfig,
     scope: Scope,
     concurrency: u16,
     reporter: Reporter,
+    instruments: Instruments,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     let ctx = Arc::new(Context {
         client: client.clone(),
         config,
         reporter,
+        metrics: instruments.metrics.clone(),
     });
 
     // Primary: reflect every change (so the store is current), but reconcile
@@ -93,6 +99,23 @@ pub async fn run(
     .default_backoff()
     .touched_objects();
 
+    instruments.metrics.count_runtimes(store.clone());
+    instruments
+        .metrics
+        .set_max_concurrent_reconciles(concurrency);
+    let synced = store.clone();
+    let health = instruments.health.clone();
+    tokio::spawn(async move {
+        if synced.wait_until_ready().await.is_ok() {
+            health.set_synced();
+        }
+    });
+    let gate = Arc::new(gate::Gate {
+        leadership: instruments.leadership,
+        metrics: instruments.metrics,
+        store: store.clone(),
+    });
+
     let controller = Controller::for_stream(runtimes, store.clone());
     let referencing = store.clone();
     controller
@@ -112,7 +135,14 @@ pub async fn run(
             )
         })
         .graceful_shutdown_on(shutdown)
-        .run(reconcile::reconcile, error_policy, ctx)
+        .run(
+            move |runtime, ctx| {
+                let gate = gate.clone();
+                async move { gate.reconcile(runtime, ctx).await }
+            },
+            error_policy,
+            ctx,
+        )
         .for_each(|result| async move {
             match result {
                 Ok((object, _)) => tracing::debug!(runtime = %object, "reconciled"),

@@ -65,6 +65,8 @@ pub async fn report(
             // The status already tells the truth; a lost Event is not worth
             // failing the reconcile over.
             tracing::warn!(reason = transition.reason, error = %err, "publishing event failed");
+        } else {
+            ctx.metrics.event_emitted(transition.reason);
         }
     }
     Ok(())

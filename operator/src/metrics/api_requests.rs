@@ -1,0 +1,207 @@
+//! `trussium_api_requests_total{kind,verb}`: a tower layer on the kube Client
+//! counts every request it sends, so "no requests when nothing changed" is
+//! visible in production. It also tells the probes whether the API server
+//! answers.
+
+use std::task::{Context, Poll};
+
+use futures::future::BoxFuture;
+use http::{Method, Request, Uri};
+use tower::{Layer, Service};
+
+use super::Metrics;
+use crate::health::Health;
+
+/// The resource (`deployments`, `trussiumruntimes/status`) and the
+/// Kubernetes verb (`get`, `list`, `watch`, `create`, `patch`, ...) of a
+/// request, from its method and URL. Non-resource URLs (`/version`) are
+/// `("nonresource", <method>)`.
+pub fn request_kind_and_verb(method: &Method, uri: &Uri) -> (String, String) {
+    let segments: Vec<&str> = uri.path().split('/').filter(|s| !s.is_empty()).collect();
+    // After /api/v1 or /apis/<group>/<version>.
+    let rest = match segments.as_slice() {
+        ["api", _version, rest @ ..] => rest,
+        ["apis", _group, _version, rest @ ..] => rest,
+        _ => &[][..],
+    };
+    // namespaces/<ns>/<resource>/... is namespaced; a bare namespaces/<name>
+    // is the Namespace itself.
+    let rest = match rest {
+        ["namespaces", _ns, resource, tail @ ..] => {
+            let mut all = vec![*resource];
+            all.extend_from_slice(tail);
+            all
+        }
+        other => other.to_vec(),
+    };
+    let Some((resource, tail)) = rest.split_first() else {
+        return ("nonresource".into(), method.as_str().to_lowercase());
+    };
+    let named = !tail.is_empty();
+    let kind = match tail.get(1) {
+        Some(subresource) => format!("{resource}/{subresource}"),
+        None => resource.to_string(),
+    };
+    let watching = uri
+        .query()
+        .is_some_and(|q| q.split('&').any(|p| p == "watch=true" || p == "watch=1"));
+    let verb = match *method {
+        Method::GET if watching => "watch",
+        Method::GET if named => "get",
+        Method::GET => "list",
+        Method::POST => "create",
+        Method::PUT => "update",
+        Method::PATCH => "patch",
+        Method::DELETE if named => "delete",
+        Method::DELETE => "deletecollection",
+        _ => return (kind, method.as_str().to_lowercase()),
+    };
+    (kind, verb.into())
+}
+
+/// Counts requests into [`Metrics`] and records in [`Health`] whether the API
+/// server answered.
+#[derive(Clone)]
+pub struct ApiRequestsLayer {
+    metrics: Metrics,
+    health: Health,
+}
+
+impl ApiRequestsLayer {
+    pub fn new(metrics: Metrics, health: Health) -> Self {
+        ApiRequestsLayer { metrics, health }
+    }
+}
+
+impl<S> Layer<S> for ApiRequestsLayer {
+    type Service = ApiRequests<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        ApiRequests {
+            inner,
+            metrics: self.metrics.clone(),
+            health: self.health.clone(),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct ApiRequests<S> {
+    inner: S,
+    metrics: Metrics,
+    health: Health,
+}
+
+impl<S, B> Service<Request<B>> for ApiRequests<S>
+where
+    S: Service<Request<B>>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = BoxFuture<'static, Result<S::Response, S::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let (kind, verb) = request_kind_and_verb(request.method(), request.uri());
+        self.metrics.api_request(kind, verb);
+        let health = self.health.clone();
+        let response = self.inner.call(request);
+        Box::pin(async move {
+            let response = response.await;
+            // Any HTTP answer (even 403) means the server is reachable.
+            health.set_api_reachable(response.is_ok());
+            response
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classify(method: Method, uri: &str) -> (String, String) {
+        let uri: Uri = match uri.parse() {
+            Ok(uri) => uri,
+            Err(err) => panic!("bad test uri {uri}: {err}"),
+        };
+        request_kind_and_verb(&method, &uri)
+    }
+
+    fn pair(kind: &str, verb: &str) -> (String, String) {
+        (kind.into(), verb.into())
+    }
+
+    #[test]
+    fn resource_urls_map_to_kind_and_verb() {
+        let cases = [
+            (
+                Method::GET,
+                "/api/v1/namespaces/a/secrets/s",
+                pair("secrets", "get"),
+            ),
+            (
+                Method::GET,
+                "/api/v1/secrets?limit=500",
+                pair("secrets", "list"),
+            ),
+            (
+                Method::GET,
+                "/api/v1/namespaces/a/secrets?watch=true&resourceVersion=1",
+                pair("secrets", "watch"),
+            ),
+            (
+                Method::PATCH,
+                "/apis/apps/v1/namespaces/a/deployments/web?fieldManager=x",
+                pair("deployments", "patch"),
+            ),
+            (
+                Method::PATCH,
+                "/apis/runtime.trussium.io/v1alpha1/namespaces/a/trussiumruntimes/r/status",
+                pair("trussiumruntimes/status", "patch"),
+            ),
+            (
+                Method::POST,
+                "/apis/events.k8s.io/v1/namespaces/a/events",
+                pair("events", "create"),
+            ),
+            (
+                Method::PUT,
+                "/apis/coordination.k8s.io/v1/namespaces/s/leases/l",
+                pair("leases", "update"),
+            ),
+            (
+                Method::DELETE,
+                "/api/v1/namespaces/a/configmaps/c",
+                pair("configmaps", "delete"),
+            ),
+            (
+                Method::DELETE,
+                "/api/v1/namespaces/a/configmaps",
+                pair("configmaps", "deletecollection"),
+            ),
+            (
+                Method::GET,
+                "/api/v1/namespaces/a",
+                pair("namespaces", "get"),
+            ),
+            (
+                Method::GET,
+                "/api/v1/namespaces",
+                pair("namespaces", "list"),
+            ),
+            (
+                Method::GET,
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/x",
+                pair("customresourcedefinitions", "get"),
+            ),
+            (Method::GET, "/version", pair("nonresource", "get")),
+        ];
+        for (method, uri, expected) in cases {
+            assert_eq!(classify(method, uri), expected, "{uri}");
+        }
+    }
+}

@@ -1,0 +1,319 @@
+//! Prometheus metrics: controller-runtime's names, which Kubernetes users
+//! already chart, plus ours (runtimes by Ready status, Events by reason, API
+//! requests by kind and verb).
+
+mod api_requests;
+mod runtimes;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use kube::runtime::controller::Action;
+use kube::runtime::reflector::Store;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+use trussium_api::TrussiumRuntime;
+
+pub use api_requests::{ApiRequestsLayer, request_kind_and_verb};
+
+/// The `controller` label of the controller-runtime metrics.
+pub const CONTROLLER: &str = "trussiumruntime";
+/// The `name` label of `leader_election_master_status`.
+pub const LEASE_NAME_LABEL: &str = "trussium-operator";
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ControllerLabels {
+    controller: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ResultLabels {
+    controller: String,
+    result: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct NameLabels {
+    name: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReasonLabels {
+    reason: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub(crate) struct RequestLabels {
+    kind: String,
+    verb: String,
+}
+
+/// How one reconcile ended, as controller-runtime labels it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReconcileResult {
+    Success,
+    Error,
+    RequeueAfter,
+}
+
+impl ReconcileResult {
+    /// `Ok(await_change)` is a success, any other action a timed requeue.
+    pub fn of<E>(result: &Result<Action, E>) -> ReconcileResult {
+        match result {
+            Ok(action) if *action == Action::await_change() => ReconcileResult::Success,
+            Ok(_) => ReconcileResult::RequeueAfter,
+            Err(_) => ReconcileResult::Error,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            ReconcileResult::Success => "success",
+            ReconcileResult::Error => "error",
+            ReconcileResult::RequeueAfter => "requeue_after",
+        }
+    }
+}
+
+struct Inner {
+    registry: Mutex<Registry>,
+    reconcile_total: Family<ResultLabels, Counter>,
+    reconcile_errors: Family<ControllerLabels, Counter>,
+    reconcile_time: Family<ControllerLabels, Histogram>,
+    max_concurrent: Family<ControllerLabels, Gauge>,
+    active_workers: Family<ControllerLabels, Gauge>,
+    leader: Family<NameLabels, Gauge>,
+    events: Family<ReasonLabels, Counter>,
+    api_requests: Family<RequestLabels, Counter>,
+}
+
+/// The operator's metrics; cheap to clone.
+#[derive(Clone)]
+pub struct Metrics {
+    inner: Arc<Inner>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Metrics {
+        let mut registry = Registry::default();
+        let reconcile_total = Family::<ResultLabels, Counter>::default();
+        registry.register(
+            "controller_runtime_reconcile",
+            "Total number of reconciliations per controller",
+            reconcile_total.clone(),
+        );
+        let reconcile_errors = Family::<ControllerLabels, Counter>::default();
+        registry.register(
+            "controller_runtime_reconcile_errors",
+            "Total number of reconciliation errors per controller",
+            reconcile_errors.clone(),
+        );
+        let reconcile_time =
+            Family::<ControllerLabels, Histogram>::new_with_constructor(reconcile_histogram);
+        registry.register(
+            "controller_runtime_reconcile_time_seconds",
+            "Length of time per reconciliation per controller",
+            reconcile_time.clone(),
+        );
+        let max_concurrent = Family::<ControllerLabels, Gauge>::default();
+        registry.register(
+            "controller_runtime_max_concurrent_reconciles",
+            "Maximum number of concurrent reconciles per controller",
+            max_concurrent.clone(),
+        );
+        let active_workers = Family::<ControllerLabels, Gauge>::default();
+        registry.register(
+            "controller_runtime_active_workers",
+            "Number of currently used workers per controller",
+            active_workers.clone(),
+        );
+        let leader = Family::<NameLabels, Gauge>::default();
+        registry.register(
+            "leader_election_master_status",
+            "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master",
+            leader.clone(),
+        );
+        let events = Family::<ReasonLabels, Counter>::default();
+        registry.register(
+            "trussium_events",
+            "Kubernetes Events emitted, by reason",
+            events.clone(),
+        );
+        let api_requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "trussium_api_requests",
+            "Requests sent to the Kubernetes API server, by resource kind and verb",
+            api_requests.clone(),
+        );
+        Metrics {
+            inner: Arc::new(Inner {
+                registry: Mutex::new(registry),
+                reconcile_total,
+                reconcile_errors,
+                reconcile_time,
+                max_concurrent,
+                active_workers,
+                leader,
+                events,
+                api_requests,
+            }),
+        }
+    }
+
+    fn controller() -> ControllerLabels {
+        ControllerLabels {
+            controller: CONTROLLER.into(),
+        }
+    }
+
+    pub fn set_max_concurrent_reconciles(&self, concurrency: u16) {
+        self.inner
+            .max_concurrent
+            .get_or_create(&Self::controller())
+            .set(concurrency.into());
+    }
+
+    /// Counts a worker as busy until the guard drops.
+    pub fn worker(&self) -> ActiveWorker {
+        let gauge = self
+            .inner
+            .active_workers
+            .get_or_create(&Self::controller())
+            .clone();
+        gauge.inc();
+        ActiveWorker { gauge }
+    }
+
+    pub fn reconciled(&self, took: Duration, result: ReconcileResult) {
+        let controller = Self::controller();
+        self.inner
+            .reconcile_time
+            .get_or_create(&controller)
+            .observe(took.as_secs_f64());
+        if result == ReconcileResult::Error {
+            self.inner.reconcile_errors.get_or_create(&controller).inc();
+        }
+        self.inner
+            .reconcile_total
+            .get_or_create(&ResultLabels {
+                controller: CONTROLLER.into(),
+                result: result.label().into(),
+            })
+            .inc();
+    }
+
+    pub fn set_leader(&self, leading: bool) {
+        self.inner
+            .leader
+            .get_or_create(&NameLabels {
+                name: LEASE_NAME_LABEL.into(),
+            })
+            .set(i64::from(leading));
+    }
+
+    pub fn event_emitted(&self, reason: &str) {
+        self.inner
+            .events
+            .get_or_create(&ReasonLabels {
+                reason: reason.into(),
+            })
+            .inc();
+    }
+
+    fn api_request(&self, kind: String, verb: String) {
+        self.inner
+            .api_requests
+            .get_or_create(&RequestLabels { kind, verb })
+            .inc();
+    }
+
+    /// Adds `trussium_runtimes{ready}`, counted from the cache at each scrape.
+    pub fn count_runtimes(&self, store: Store<TrussiumRuntime>) {
+        if let Ok(mut registry) = self.inner.registry.lock() {
+            registry.register_collector(Box::new(runtimes::RuntimesByReady::new(store)));
+        }
+    }
+
+    /// The Prometheus text exposition of every metric.
+    pub fn encode(&self) -> Result<String, std::fmt::Error> {
+        let mut text = String::new();
+        let registry = self.inner.registry.lock().map_err(|_| std::fmt::Error)?;
+        prometheus_client::encoding::prometheus_text::encode(&mut text, &registry)?;
+        Ok(text)
+    }
+}
+
+/// controller-runtime's buckets: 5 ms to about 80 s.
+fn reconcile_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.005, 2.0, 15))
+}
+
+/// Decrements `controller_runtime_active_workers` when dropped.
+pub struct ActiveWorker {
+    gauge: Gauge,
+}
+
+impl Drop for ActiveWorker {
+    fn drop(&mut self) {
+        self.gauge.dec();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_are_labelled_as_controller_runtime_does() {
+        let ok: Result<Action, ()> = Ok(Action::await_change());
+        let requeue: Result<Action, ()> = Ok(Action::requeue(Duration::from_secs(5)));
+        let err: Result<Action, ()> = Err(());
+        assert_eq!(ReconcileResult::of(&ok), ReconcileResult::Success);
+        assert_eq!(ReconcileResult::of(&requeue), ReconcileResult::RequeueAfter);
+        assert_eq!(ReconcileResult::of(&err), ReconcileResult::Error);
+    }
+
+    #[test]
+    fn exposition_uses_controller_runtime_names() -> Result<(), std::fmt::Error> {
+        let metrics = Metrics::new();
+        metrics.set_max_concurrent_reconciles(4);
+        metrics.reconciled(Duration::from_millis(20), ReconcileResult::Success);
+        metrics.reconciled(Duration::from_millis(20), ReconcileResult::Error);
+        metrics.set_leader(true);
+        metrics.event_emitted("Ready");
+        metrics.api_request("deployments".into(), "patch".into());
+        {
+            let _busy = metrics.worker();
+            assert!(
+                metrics.encode()?.contains(
+                    "controller_runtime_active_workers{controller=\"trussiumruntime\"} 1\n"
+                )
+            );
+        }
+        let text = metrics.encode()?;
+        for line in [
+            "controller_runtime_reconcile_total{controller=\"trussiumruntime\",result=\"success\"} 1\n",
+            "controller_runtime_reconcile_total{controller=\"trussiumruntime\",result=\"error\"} 1\n",
+            "controller_runtime_reconcile_errors_total{controller=\"trussiumruntime\"} 1\n",
+            "controller_runtime_reconcile_time_seconds_count{controller=\"trussiumruntime\"} 2\n",
+            "controller_runtime_max_concurrent_reconciles{controller=\"trussiumruntime\"} 4\n",
+            "controller_runtime_active_workers{controller=\"trussiumruntime\"} 0\n",
+            "leader_election_master_status{name=\"trussium-operator\"} 1\n",
+            "trussium_events_total{reason=\"Ready\"} 1\n",
+            "trussium_api_requests_total{kind=\"deployments\",verb=\"patch\"} 1\n",
+        ] {
+            assert!(text.contains(line), "missing {line:?} in:\n{text}");
+        }
+        Ok(())
+    }
+}
