@@ -69,6 +69,10 @@ bench-operator: ## Operator: time to Ready, writes, quiet-period writes, upgrade
 	source tests/cluster/env.sh && TRUSSIUM_OPERATOR_BIN=$(CURDIR)/target/release/trussium-operator \
 		cargo bench -p trussium-e2e --bench operator
 
+.PHONY: image
+image: ## The operator image (static binary, FROM scratch) into dist/oci with buildah; prints size and digest
+	scripts/image.sh
+
 .PHONY: krew
 krew: ## Build the release archive and fill in the krew manifest's sha256
 	scripts/krew-package.sh
