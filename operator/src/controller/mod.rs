@@ -82,6 +82,16 @@ pub async fn run(
         watcher::Config::default(),
     )
     .default_backoff()
+    // Readiness: the first list is complete (`Store::wait_until_ready`
+    // wakes only one waiter, and the controller is that one).
+    .inspect({
+        let health = instruments.health.clone();
+        move |event| {
+            if matches!(event, Ok(watcher::Event::InitDone)) {
+                health.set_synced();
+            }
+        }
+    })
     .reflect(writer)
     .applied_objects()
     .predicate_filter(predicates::generation, Default::default());
@@ -103,13 +113,6 @@ pub async fn run(
     instruments
         .metrics
         .set_max_concurrent_reconciles(concurrency);
-    let synced = store.clone();
-    let health = instruments.health.clone();
-    tokio::spawn(async move {
-        if synced.wait_until_ready().await.is_ok() {
-            health.set_synced();
-        }
-    });
     let gate = Arc::new(gate::Gate {
         leadership: instruments.leadership,
         metrics: instruments.metrics,

@@ -9,6 +9,7 @@
 mod api_support;
 mod operator_support;
 mod plugin_support;
+mod production_support;
 mod status_support;
 
 mod api_kubectl;
@@ -16,9 +17,12 @@ mod api_validation;
 mod control_plane;
 mod operator_autoscaling;
 mod operator_drift;
+mod operator_leader;
+mod operator_probes;
 mod operator_resources;
 mod operator_secrets;
 mod operator_security;
+mod operator_single_namespace;
 mod plugin;
 mod plugin_krew;
 mod status_degraded;

@@ -1,0 +1,293 @@
+//! Leader election between two operator processes: exactly one writes; a
+//! `kill -9` of the leader with a change pending hands over within the lease
+//! duration without repeating an Event; SIGTERM hands over at once; the
+//! metrics move with the reconciles.
+
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::events::v1::Event;
+use kube::api::{ListParams, Patch, PatchParams, PostParams};
+use kube::{Api, ResourceExt};
+use serde_json::json;
+use tokio::time::Instant;
+use trussium_api::TrussiumRuntime;
+use trussium_e2e::{Audit, TestNamespace, install, require_cluster, wait_for};
+
+use crate::operator_support::minimal;
+use crate::production_support::{
+    BoxError, Identity, Replica, TestResult, install_leader_election_rbac, metric, reconciles,
+    wait_for_holder,
+};
+
+/// Takeover after a kill: the lease duration (15 s) plus a retry, under load.
+const TAKEOVER: Duration = Duration::from_secs(60);
+const CONVERGE: Duration = Duration::from_secs(90);
+const LEADER: &str = r#"leader_election_master_status{name="trussium-operator"}"#;
+const OLD_TAG: &str = "v1.22.0";
+const NEW_TAG: &str = "v1.23.0";
+
+/// (reason, reporting instance) of every Event about `uid`, oldest first.
+async fn events_about(
+    events: &Api<Event>,
+    uid: &str,
+) -> Result<Vec<(String, String)>, trussium_e2e::Error> {
+    let mut seen: Vec<Event> = events
+        .list(&ListParams::default())
+        .await?
+        .items
+        .into_iter()
+        .filter(|e| e.regarding.as_ref().and_then(|r| r.uid.as_deref()) == Some(uid))
+        .collect();
+    seen.sort_by_key(|e| {
+        e.resource_version()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    });
+    Ok(seen
+        .into_iter()
+        .map(|e| {
+            (
+                e.reason.unwrap_or_default(),
+                e.reporting_instance.unwrap_or_default(),
+            )
+        })
+        .collect())
+}
+
+/// Waits until the runtime reports Ready for its current generation with
+/// `tag` as the last successful image.
+async fn wait_settled(
+    runtimes: &Api<TrussiumRuntime>,
+    name: &str,
+    tag: &str,
+) -> Result<TrussiumRuntime, BoxError> {
+    Ok(wait_for(
+        &format!("runtime {name} ready on {tag}"),
+        CONVERGE,
+        async || {
+            let rt = runtimes.get(name).await?;
+            let generation = rt.metadata.generation;
+            let done = rt.status.as_ref().is_some_and(|s| {
+                s.observed_generation == generation
+                    && s.last_successful_image
+                        .as_deref()
+                        .is_some_and(|i| i.ends_with(&format!(":{tag}")))
+                    && s.condition("Ready").is_some_and(|c| c.status == "True")
+            });
+            Ok(done.then_some(rt))
+        },
+    )
+    .await?)
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn one_leader_writes_and_the_standby_takes_over() -> TestResult {
+    require_cluster();
+    let ns = TestNamespace::create("leader").await?;
+    let admin = ns.client.clone();
+    install(&admin).await?;
+    install_leader_election_rbac(&admin).await?;
+    let a = Identity::create(&admin, &format!("{}-a", ns.name), true).await?;
+    let b = Identity::create(&admin, &format!("{}-b", ns.name), true).await?;
+    // A Lease of its own: other tests' operators never compete for it.
+    let lease = ns.name.clone();
+    let args = vec![
+        format!("--namespace={}", ns.name),
+        "--leader-elect".to_string(),
+        format!("--leader-elect-resource-name={lease}"),
+        "--leader-elect-resource-namespace=trussium-system".to_string(),
+    ];
+    let mut first = Replica::start(&admin, &a, &args).await?;
+    let mut second = None;
+    let outcome = async {
+        wait_for_holder(&admin, &lease, &a.name, TAKEOVER).await?;
+        let standby = second.insert(Replica::start(&admin, &b, &args).await?);
+        // Both ready: the standby too (warm caches, API server reachable).
+        first.wait_ready(CONVERGE).await?;
+        standby.wait_ready(CONVERGE).await?;
+        assert_eq!(first.metric(LEADER).await?, 1.0, "the first replica leads");
+        assert_eq!(
+            standby.metric(LEADER).await?,
+            0.0,
+            "the second one stands by"
+        );
+
+        // Only the leader writes.
+        let audit = Audit::open()?;
+        let mark = audit.mark();
+        let runtimes: Api<TrussiumRuntime> = ns.api();
+        let events: Api<Event> = ns.api();
+        runtimes
+            .create(
+                &PostParams::default(),
+                &serde_json::from_value(minimal("web", json!({}))?)?,
+            )
+            .await?;
+        let rt = wait_settled(&runtimes, "web", OLD_TAG).await?;
+        let uid = rt.uid().ok_or("runtime without uid")?;
+        audit.settle().await?;
+        let in_namespace = |e: &trussium_e2e::AuditEvent| {
+            e.object_ref.as_ref().and_then(|o| o.namespace.as_deref()) == Some(ns.name.as_str())
+        };
+        let leader_writes: Vec<_> = audit
+            .writes_by(&a.user, &mark)?
+            .into_iter()
+            .filter(in_namespace)
+            .collect();
+        let standby_writes: Vec<_> = audit
+            .writes_by(&b.user, &mark)?
+            .into_iter()
+            .filter(in_namespace)
+            .collect();
+        assert!(
+            !leader_writes.is_empty(),
+            "the leader wrote the runtime's objects"
+        );
+        assert!(
+            standby_writes.is_empty(),
+            "the standby wrote nothing: {:?}",
+            standby_writes
+                .iter()
+                .map(|e| format!("{} {}", e.verb, e.resource()))
+                .collect::<Vec<_>>()
+        );
+
+        // The metrics moved with the reconcile (and only on the leader).
+        let text = first.scrape().await?;
+        assert!(reconciles(&text) >= 1.0, "reconciles counted:\n{text}");
+        assert_eq!(
+            metric(&text, r#"trussium_runtimes{ready="True"}"#),
+            Some(1.0),
+            "{text}"
+        );
+        assert!(
+            metric(
+                &text,
+                r#"trussium_api_requests_total{kind="deployments",verb="patch"}"#
+            )
+            .unwrap_or(0.0)
+                >= 1.0,
+            "requests counted:\n{text}"
+        );
+        assert!(
+            metric(&text, r#"trussium_events_total{reason="RuntimeReady"}"#).unwrap_or(0.0) >= 1.0,
+            "{text}"
+        );
+        let standby_text = standby.scrape().await?;
+        assert_eq!(
+            reconciles(&standby_text),
+            0.0,
+            "the standby reconciled nothing:\n{standby_text}"
+        );
+        assert_eq!(
+            metric(&standby_text, r#"trussium_runtimes{ready="True"}"#),
+            Some(1.0),
+            "but its cache is warm"
+        );
+        let before = reconciles(&text);
+        runtimes
+            .patch(
+                "web",
+                &PatchParams::default(),
+                &Patch::Merge(json!({ "spec": { "replicas": 2 } })),
+            )
+            .await?;
+        wait_for("the deployment to scale to 2", CONVERGE, async || {
+            let d = ns.api::<Deployment>().get("web").await?;
+            Ok((d.spec.and_then(|s| s.replicas) == Some(2)).then_some(()))
+        })
+        .await?;
+        let after = reconciles(&first.scrape().await?);
+        assert!(after > before, "reconcile_total moved: {before} -> {after}");
+        let events_before_kill = events_about(&events, &uid).await?;
+        println!(
+            "RSS: leader {} KiB, standby {} KiB",
+            first.rss_kib().unwrap_or(0),
+            standby.rss_kib().unwrap_or(0)
+        );
+
+        // kill -9 of the leader, with a change pending.
+        first.kill().await?;
+        let killed = Instant::now();
+        runtimes
+            .patch(
+                "web",
+                &PatchParams::default(),
+                &Patch::Merge(json!({ "spec": { "image": { "tag": NEW_TAG } } })),
+            )
+            .await?;
+        wait_for_holder(&admin, &lease, &b.name, TAKEOVER).await?;
+        println!(
+            "failover after kill -9: {:.1}s",
+            killed.elapsed().as_secs_f64()
+        );
+        wait_settled(&runtimes, "web", NEW_TAG).await?;
+        // The upgrade's Events, once each, from the new leader; the old ones unchanged.
+        let events_after = wait_for("the upgrade's Events", CONVERGE, async || {
+            let seen = events_about(&events, &uid).await?;
+            Ok(seen
+                .iter()
+                .any(|(r, _)| r == "RuntimeUpgradeCompleted")
+                .then_some(seen))
+        })
+        .await?;
+        assert_eq!(
+            &events_after[..events_before_kill.len()],
+            &events_before_kill[..]
+        );
+        let new: Vec<_> = events_after[events_before_kill.len()..].to_vec();
+        for reason in ["RuntimeUpgradeStarted", "RuntimeUpgradeCompleted"] {
+            assert_eq!(
+                new.iter().filter(|(r, _)| r == reason).count(),
+                1,
+                "{reason} once: {new:?}"
+            );
+        }
+        assert!(
+            new.iter().all(|(_, instance)| *instance == b.name),
+            "all from the new leader: {new:?}"
+        );
+
+        // SIGTERM hand-over: the old leader comes back as a standby; the
+        // leader stops gracefully, releases the lease, exits 0.
+        first.restart()?;
+        first.wait_ready(CONVERGE).await?;
+        assert_eq!(first.metric(LEADER).await?, 0.0, "back as the standby");
+        let events_before_term = events_about(&events, &uid).await?;
+        let terminated = Instant::now();
+        let status = standby.terminate(Duration::from_secs(30)).await?;
+        assert!(status.success(), "a graceful stop exits 0: {status}");
+        wait_for_holder(&admin, &lease, &a.name, TAKEOVER).await?;
+        println!(
+            "hand-over after SIGTERM: {:.1}s",
+            terminated.elapsed().as_secs_f64()
+        );
+        // The new leader reconciles what is there, and says nothing new.
+        wait_for("the new leader to reconcile", CONVERGE, async || {
+            Ok(matches!(first.scrape().await, Ok(t) if reconciles(&t) >= 1.0).then_some(()))
+        })
+        .await?;
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        assert_eq!(
+            events_about(&events, &uid).await?,
+            events_before_term,
+            "no Event repeated"
+        );
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    if outcome.is_err() {
+        eprintln!("---- replica a ----\n{}", first.log_text());
+        if let Some(r) = &second {
+            eprintln!("---- replica b ----\n{}", r.log_text());
+        }
+    }
+    drop(first);
+    drop(second);
+    a.remove().await;
+    b.remove().await;
+    ns.delete().await;
+    outcome
+}

@@ -1,0 +1,169 @@
+//! The single-namespace install mode (deploy/overlays/single-namespace): the
+//! operator's permissions are a Role in the one namespace it watches, Secret
+//! metadata reads included, and no ClusterRole at all. The overlay's Role is
+//! applied to this test's namespace, and the operator runs with nothing else.
+
+use std::time::Duration;
+
+use k8s_openapi::ByteString;
+use k8s_openapi::api::authorization::v1::{
+    ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+};
+use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::rbac::v1::{ClusterRole, Role, RoleBinding};
+use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
+use kube::{Api, ResourceExt};
+use serde_json::json;
+use trussium_api::TrussiumRuntime;
+use trussium_e2e::{
+    OPERATOR_NAMESPACE, TestNamespace, client_as_service_account, install, repo_root,
+    require_cluster, wait_for,
+};
+
+use crate::operator_support::minimal;
+use crate::production_support::{BoxError, Identity, Replica, TestResult};
+
+const CONVERGE: Duration = Duration::from_secs(90);
+
+fn overlay<T: serde::de::DeserializeOwned>(file: &str) -> Result<T, BoxError> {
+    let path = repo_root()
+        .join("deploy/overlays/single-namespace")
+        .join(file);
+    Ok(serde_yaml::from_str(&std::fs::read_to_string(path)?)?)
+}
+
+#[test]
+fn the_overlay_role_grants_exactly_the_cluster_role_rules() -> TestResult {
+    let role: Role = overlay("role.yaml")?;
+    let path = repo_root().join("deploy/rbac/cluster_role.yaml");
+    let cluster_role: ClusterRole = serde_yaml::from_str(&std::fs::read_to_string(path)?)?;
+    assert_eq!(role.rules, cluster_role.rules);
+    let kustomization = std::fs::read_to_string(
+        repo_root().join("deploy/overlays/single-namespace/kustomization.yaml"),
+    )?;
+    assert!(
+        !kustomization.contains("cluster_role"),
+        "no ClusterRole in the overlay"
+    );
+    assert!(kustomization.contains("--namespace=trussium"));
+    Ok(())
+}
+
+async fn can(
+    client: &kube::Client,
+    verb: &str,
+    resource: &str,
+    namespace: Option<&str>,
+) -> Result<bool, BoxError> {
+    let review = SelfSubjectAccessReview {
+        spec: SelfSubjectAccessReviewSpec {
+            resource_attributes: Some(ResourceAttributes {
+                verb: Some(verb.into()),
+                resource: Some(resource.into()),
+                namespace: namespace.map(Into::into),
+                ..ResourceAttributes::default()
+            }),
+            ..SelfSubjectAccessReviewSpec::default()
+        },
+        ..SelfSubjectAccessReview::default()
+    };
+    let answer = Api::<SelfSubjectAccessReview>::all(client.clone())
+        .create(&PostParams::default(), &review)
+        .await?;
+    Ok(answer.status.is_some_and(|s| s.allowed))
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn a_single_namespace_operator_runs_on_a_role_alone() -> TestResult {
+    require_cluster();
+    let ns = TestNamespace::create("single").await?;
+    let admin = ns.client.clone();
+    install(&admin).await?;
+    // No ClusterRoleBinding for this identity.
+    let identity = Identity::create(&admin, &format!("{}-op", ns.name), false).await?;
+    let outcome = async {
+        let params = PatchParams::apply("trussium-e2e-production").force();
+        let mut role: Role = overlay("role.yaml")?;
+        role.metadata.namespace = Some(ns.name.clone());
+        ns.api::<Role>()
+            .patch(&role.name_any(), &params, &Patch::Apply(&role))
+            .await?;
+        let mut binding: RoleBinding = overlay("role_binding.yaml")?;
+        binding.metadata.namespace = Some(ns.name.clone());
+        for subject in binding.subjects.iter_mut().flatten() {
+            subject.name = identity.name.clone();
+            assert_eq!(subject.namespace.as_deref(), Some(OPERATOR_NAMESPACE));
+        }
+        ns.api::<RoleBinding>()
+            .patch(&binding.name_any(), &params, &Patch::Apply(&binding))
+            .await?;
+
+        let as_operator =
+            client_as_service_account(&admin, OPERATOR_NAMESPACE, &identity.name).await?;
+        assert!(can(&as_operator, "watch", "secrets", Some(&ns.name)).await?);
+        assert!(
+            !can(&as_operator, "list", "secrets", None).await?,
+            "no cluster-wide Secret reads"
+        );
+        assert!(
+            !can(&as_operator, "list", "secrets", Some("default")).await?,
+            "none in other namespaces"
+        );
+
+        let operator = Replica::start(
+            &admin,
+            &identity,
+            &[
+                format!("--namespace={}", ns.name),
+                "--leader-elect=false".into(),
+            ],
+        )
+        .await?;
+        let runtimes: Api<TrussiumRuntime> = ns.api();
+        let provider = json!({ "type": "openai", "model": "gpt-5",
+            "credentialsSecretRef": { "name": "creds", "key": "api-key" } });
+        runtimes
+            .create(
+                &PostParams::default(),
+                &serde_json::from_value(minimal("web", json!({ "provider": provider }))?)?,
+            )
+            .await?;
+        let secret = Secret {
+            metadata: ObjectMeta {
+                name: Some("creds".into()),
+                ..ObjectMeta::default()
+            },
+            data: Some(
+                [(
+                    "api-key".to_string(),
+                    ByteString(b"not-a-real-key".to_vec()),
+                )]
+                .into(),
+            ),
+            ..Secret::default()
+        };
+        ns.api::<Secret>()
+            .create(&PostParams::default(), &secret)
+            .await?;
+        let ready = wait_for("web to be Ready on a Role alone", CONVERGE, async || {
+            let rt = runtimes.get("web").await?;
+            Ok(rt
+                .status
+                .as_ref()
+                .and_then(|s| s.condition("Ready"))
+                .is_some_and(|c| c.status == "True")
+                .then_some(()))
+        })
+        .await;
+        if ready.is_err() {
+            eprintln!("---- operator log ----\n{}", operator.log_text());
+        }
+        ready?;
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    identity.remove().await;
+    ns.delete().await;
+    outcome
+}

@@ -1,0 +1,23 @@
+//! Cluster tests of operators that watch the whole cluster: the operator
+//! image run as a container, and the cluster-wide install mode.
+//!
+//! A test binary of its own: cargo runs test binaries one after another, so
+//! these operators never meet the per-namespace operators of the `cluster`
+//! tests (they would reconcile those tests' runtimes too). Within this
+//! binary, [`one_at_a_time`] keeps them apart from each other.
+
+#[path = "../cluster/operator_support.rs"]
+#[allow(dead_code)]
+mod operator_support;
+#[path = "../cluster/production_support.rs"]
+#[allow(dead_code)]
+mod production_support;
+
+mod cluster_wide_secrets;
+mod container;
+
+/// Serializes the tests of this binary: one cluster-wide operator at a time.
+pub async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
+    static LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    LOCK.lock().await
+}
