@@ -21,7 +21,9 @@ if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
   kill "$(cat "$pidfile")" && sleep 1
 fi
 mkdir -p .cluster/logs
+# No fixed metrics/probe ports: other clusters may run on this machine.
 KUBECONFIG=.cluster/operator.kubeconfig nohup target/debug/trussium-operator \
+  --metrics-bind-address=0 --health-probe-bind-address=0 \
   >.cluster/logs/operator.log 2>&1 &
 echo $! >"$pidfile"
 echo "operator running (pid $(cat "$pidfile"), log .cluster/logs/operator.log)"

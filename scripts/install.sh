@@ -41,6 +41,8 @@ contexts:
     context:
       cluster: local
       user: trussium-operator
+      # The operator's own namespace: where its leader-election Lease lives.
+      namespace: trussium-system
 current-context: trussium-operator
 KUBECONFIG
 echo "installed; the operator's identity is in $out (system:serviceaccount:trussium-system:trussium-operator)"

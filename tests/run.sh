@@ -93,6 +93,11 @@ phase "control-plane binaries" "$here/cluster/build.sh"
 phase "workspace build" cargo test --workspace --no-run
 # Cluster tests may run the binaries (operator, plugin).
 phase "binaries build" cargo build --workspace --bins
+# The container test's image: a dev build of the static binary (cheaper than
+# make image's release build; the musl target dir is cached in ~/.cache).
+export TRUSSIUM_TEST_IMAGE=$TRUSSIUM_ROOT/target/image/oci:test
+phase "test image" env IMAGE_PROFILE=dev IMAGE_DIR="$TRUSSIUM_ROOT/target/image" IMAGE_TAG=test \
+  "$TRUSSIUM_ROOT/scripts/image.sh"
 # A fresh cluster: stop one left running (make cluster-up) first.
 phase "cluster down (stale)" "$here/cluster/down.sh"
 cluster_started=true
