@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, ResourceExt};
@@ -16,8 +17,8 @@ use trussium_e2e::{Audit, TestNamespace, install, require_cluster, wait_for};
 
 use crate::operator_support::minimal;
 use crate::production_support::{
-    BoxError, Identity, Replica, TestResult, install_leader_election_rbac, metric, reconciles,
-    wait_for_holder,
+    BoxError, Identity, Replica, TestResult, install_leader_election_rbac, lease_holder, metric,
+    reconciles, wait_for_holder,
 };
 
 /// Takeover after a kill: the lease duration (15 s) plus a retry, under load.
@@ -305,6 +306,80 @@ async fn one_leader_writes_and_the_standby_takes_over() -> TestResult {
     drop(second);
     a.remove().await;
     b.remove().await;
+    ns.delete().await;
+    outcome
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn a_leader_that_loses_its_lease_exits_at_once() -> TestResult {
+    require_cluster();
+    let ns = TestNamespace::create("usurped").await?;
+    let admin = ns.client.clone();
+    install(&admin).await?;
+    install_leader_election_rbac(&admin).await?;
+    let identity = Identity::create(&admin, &format!("{}-op", ns.name), true).await?;
+    let lease = ns.name.clone();
+    let mut leader = Replica::start(
+        &admin,
+        &identity,
+        &[
+            format!("--namespace={}", ns.name),
+            format!("--leader-elect-resource-name={lease}"),
+        ],
+    )
+    .await?;
+    let outcome = async {
+        wait_for_holder(&admin, &lease, &identity.name, TAKEOVER).await?;
+        // Someone else takes the Lease (as after a partition healed).
+        let now = k8s_openapi::jiff::Timestamp::now();
+        let usurper: Lease = serde_json::from_value(json!({
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": { "name": lease, "namespace": "trussium-system" },
+            "spec": {
+                "holderIdentity": "usurper",
+                "leaseDurationSeconds": 3600,
+                "acquireTime": now.to_string(),
+                "renewTime": now.to_string(),
+            },
+        }))?;
+        Api::<Lease>::namespaced(admin.clone(), "trussium-system")
+            .patch(
+                &lease,
+                &PatchParams::apply("usurper").force(),
+                &Patch::Apply(&usurper),
+            )
+            .await?;
+        // It notices at its next renewal (within the lease duration) and
+        // exits non-zero, without draining.
+        let status = wait_for("the usurped leader to exit", TAKEOVER, async || {
+            Ok(leader.try_exit().ok().flatten())
+        })
+        .await?;
+        assert!(
+            !status.success(),
+            "losing the lease is a failure exit: {status}"
+        );
+        assert!(
+            leader
+                .log_text()
+                .contains("lost leadership: another replica holds the lease"),
+            "says why: {}",
+            leader.log_text()
+        );
+        assert_eq!(
+            lease_holder(&admin, &lease).await?.as_deref(),
+            Some("usurper"),
+            "and does not release a lease it no longer holds"
+        );
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    if outcome.is_err() {
+        eprintln!("---- operator ----\n{}", leader.log_text());
+    }
+    drop(leader);
+    identity.remove().await;
     ns.delete().await;
     outcome
 }

@@ -234,6 +234,12 @@ impl Replica {
         Ok(status)
     }
 
+    /// The exit status, once the process has ended.
+    pub fn try_exit(&mut self) -> Result<Option<ExitStatus>, BoxError> {
+        let child = self.child.as_mut().ok_or("the replica is not running")?;
+        Ok(child.try_wait()?)
+    }
+
     pub fn pid(&self) -> Option<u32> {
         self.child.as_ref().and_then(|c| c.id())
     }
