@@ -53,8 +53,9 @@ mkdir -p "$context"
 cp "$binary" "$context/trussium-operator"
 
 # Private storage per output directory: no shared state with other builds.
+# --timestamp 0: the same binary gives the same digest.
 storage=(--root "$out/.buildah/root" --runroot "$out/.buildah/run" --storage-driver vfs)
-buildah "${storage[@]}" bud --quiet --isolation chroot -f "$root/Containerfile" -t "$name" "$context" >/dev/null
+buildah "${storage[@]}" bud --quiet --timestamp 0 --isolation chroot -f "$root/Containerfile" -t "$name" "$context" >/dev/null
 buildah "${storage[@]}" push --quiet "$name" "oci:$out/oci:$tag"
 buildah "${storage[@]}" rmi --all >/dev/null 2>&1 || true
 
