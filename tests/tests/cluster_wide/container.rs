@@ -323,8 +323,10 @@ async fn the_image_runs_as_a_container_with_in_cluster_configuration() -> TestRe
 
     let outcome = async {
         wait_for("the first reconcile by the container", START, async || {
+            // (The CRD defaults status to observedGeneration 0.)
             let rt = runtimes.get("before").await?;
-            Ok(rt.status.is_some().then_some(()))
+            let observed = rt.status.as_ref().and_then(|s| s.observed_generation);
+            Ok((observed.is_some() && observed == rt.metadata.generation).then_some(()))
         })
         .await?;
         println!(
