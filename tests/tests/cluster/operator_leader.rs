@@ -108,7 +108,12 @@ async fn one_leader_writes_and_the_standby_takes_over() -> TestResult {
         // Both ready: the standby too (warm caches, API server reachable).
         first.wait_ready(CONVERGE).await?;
         standby.wait_ready(CONVERGE).await?;
-        assert_eq!(first.metric(LEADER).await?, 1.0, "the first replica leads");
+        wait_for(
+            "the first replica to report that it leads",
+            TAKEOVER,
+            async || Ok(matches!(first.metric(LEADER).await, Ok(v) if v == 1.0).then_some(())),
+        )
+        .await?;
         assert_eq!(
             standby.metric(LEADER).await?,
             0.0,
@@ -330,7 +335,15 @@ async fn a_leader_that_loses_its_lease_exits_at_once() -> TestResult {
     )
     .await?;
     let outcome = async {
+        // Leading in its own view, not only in the Lease's: it may have
+        // written the Lease and not yet seen the answer.
         wait_for_holder(&admin, &lease, &identity.name, TAKEOVER).await?;
+        wait_for(
+            "the operator to report that it leads",
+            TAKEOVER,
+            async || Ok(matches!(leader.metric(LEADER).await, Ok(v) if v == 1.0).then_some(())),
+        )
+        .await?;
         // Someone else takes the Lease (as after a partition healed).
         let now = k8s_openapi::jiff::Timestamp::now();
         let usurper: Lease = serde_json::from_value(json!({
