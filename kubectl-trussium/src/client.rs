@@ -131,7 +131,7 @@ pub async fn connect(flags: &GlobalFlags) -> Result<Target> {
         .namespace
         .clone()
         .unwrap_or_else(|| config.default_namespace.clone());
-    let client = Client::try_from(config)
+    let client = crate::tls::client(config)
         .map_err(|e| Error::Config(format!("cannot set up a client for {server}: {e}")))?;
     Ok(Target {
         client,

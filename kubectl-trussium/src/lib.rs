@@ -1,8 +1,9 @@
 //! `kubectl trussium`: look at and steer Trussium runtimes.
 //!
-//! One file per command under [`commands`]; the pieces they share (flags and
-//! the client, errors and exit codes, colours, tables, ages) are small modules
-//! of their own. Rendering is pure (`fn render_…(…) -> String`) so it is
+//! One file per command under [`commands`] (no command imports another); the
+//! pieces they share (flags and the client and its TLS, errors and exit codes,
+//! what a status means, a runtime's Events, following a rollout, colours,
+//! tables, ages) are small modules of their own. Rendering is pure (`fn render_…(…) -> String`) so it is
 //! unit-tested without a cluster.
 
 pub mod age;
@@ -10,8 +11,15 @@ pub mod cli;
 pub mod client;
 pub mod commands;
 pub mod error;
+pub mod interpret;
 pub mod output;
+pub mod rollout;
+pub mod runtime_events;
 pub mod table;
+pub mod tls;
+
+#[cfg(test)]
+mod fixtures;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
