@@ -25,6 +25,9 @@ _kubectl__trussium() {
             kubectl__trussium,help)
                 cmd="kubectl__trussium__subcmd__help"
                 ;;
+            kubectl__trussium,rollback)
+                cmd="kubectl__trussium__subcmd__rollback"
+                ;;
             kubectl__trussium,scale)
                 cmd="kubectl__trussium__subcmd__scale"
                 ;;
@@ -33,6 +36,9 @@ _kubectl__trussium() {
                 ;;
             kubectl__trussium,upgrade)
                 cmd="kubectl__trussium__subcmd__upgrade"
+                ;;
+            kubectl__trussium,version)
+                cmd="kubectl__trussium__subcmd__version"
                 ;;
             kubectl__trussium__subcmd__help,completion)
                 cmd="kubectl__trussium__subcmd__help__subcmd__completion"
@@ -43,6 +49,9 @@ _kubectl__trussium() {
             kubectl__trussium__subcmd__help,help)
                 cmd="kubectl__trussium__subcmd__help__subcmd__help"
                 ;;
+            kubectl__trussium__subcmd__help,rollback)
+                cmd="kubectl__trussium__subcmd__help__subcmd__rollback"
+                ;;
             kubectl__trussium__subcmd__help,scale)
                 cmd="kubectl__trussium__subcmd__help__subcmd__scale"
                 ;;
@@ -52,6 +61,9 @@ _kubectl__trussium() {
             kubectl__trussium__subcmd__help,upgrade)
                 cmd="kubectl__trussium__subcmd__help__subcmd__upgrade"
                 ;;
+            kubectl__trussium__subcmd__help,version)
+                cmd="kubectl__trussium__subcmd__help__subcmd__version"
+                ;;
             *)
                 ;;
         esac
@@ -59,7 +71,7 @@ _kubectl__trussium() {
 
     case "${cmd}" in
         kubectl__trussium)
-            opts="-n -A -h -V --kubeconfig --context --namespace --all-namespaces --color --help --version status upgrade scale events completion help"
+            opts="-n -A -h -V --kubeconfig --context --namespace --all-namespaces --color --help --version status upgrade rollback scale events completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -169,7 +181,7 @@ _kubectl__trussium() {
             return 0
             ;;
         kubectl__subcmd__trussium__subcmd__help)
-            opts="status upgrade scale events completion help"
+            opts="status upgrade rollback scale events completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -224,6 +236,20 @@ _kubectl__trussium() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kubectl__subcmd__trussium__subcmd__help__subcmd__rollback)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kubectl__subcmd__trussium__subcmd__help__subcmd__scale)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -259,6 +285,58 @@ _kubectl__trussium() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__trussium__subcmd__help__subcmd__version)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__trussium__subcmd__rollback)
+            opts="-n -A -h -V --wait --timeout --kubeconfig --context --namespace --all-namespaces --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -365,6 +443,40 @@ _kubectl__trussium() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__trussium__subcmd__version)
+            opts="-n -A -h -V --kubeconfig --context --namespace --all-namespaces --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

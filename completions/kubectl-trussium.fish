@@ -35,9 +35,11 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s h -l 
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "status" -d 'Show one runtime in detail, or list the runtimes of a namespace'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "upgrade" -d 'Change the runtime image to a new tag or digest, and optionally wait for the rollout'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "rollback" -d 'Go back to the last image that rolled out successfully, and optionally wait'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "scale" -d 'Set the number of runtime replicas (0 scales the runtime down)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "events" -d 'Show the runtime\'s Events, oldest first'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "version" -d 'Print the plugin\'s version and platform'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -s o -l output -d 'Print machine-readable output instead of the view' -r -f -a "json\t''
 yaml\t''"
@@ -64,6 +66,17 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrad
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s A -l all-namespaces -d 'List runtimes across all namespaces'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s V -l version -d 'Print version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l timeout -d 'How long --wait waits, e.g. 90s, 5m, 1h30m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l wait -d 'Follow the rollout until the operator reports it complete or failed'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s h -l help -d 'Print help'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l replicas -d 'The new replica count, 0 or more' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l context -d 'The kubeconfig context to use' -r
@@ -96,9 +109,20 @@ never\t''"
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -s A -l all-namespaces -d 'List runtimes across all namespaces'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -s V -l version -d 'Print version'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade scale events completion help" -f -a "status" -d 'Show one runtime in detail, or list the runtimes of a namespace'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade scale events completion help" -f -a "upgrade" -d 'Change the runtime image to a new tag or digest, and optionally wait for the rollout'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade scale events completion help" -f -a "scale" -d 'Set the number of runtime replicas (0 scales the runtime down)'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade scale events completion help" -f -a "events" -d 'Show the runtime\'s Events, oldest first'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade scale events completion help" -f -a "completion" -d 'Print a shell completion script'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade scale events completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s h -l help -d 'Print help'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s V -l version -d 'Print version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "status" -d 'Show one runtime in detail, or list the runtimes of a namespace'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "upgrade" -d 'Change the runtime image to a new tag or digest, and optionally wait for the rollout'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "rollback" -d 'Go back to the last image that rolled out successfully, and optionally wait'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "scale" -d 'Set the number of runtime replicas (0 scales the runtime down)'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "events" -d 'Show the runtime\'s Events, oldest first'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "version" -d 'Print the plugin\'s version and platform'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -17,9 +17,12 @@ Exit codes:
   1  error: the cluster could not be reached, the CRD is not installed, the
      runtime was not found, the request was forbidden, …
   2  invalid command line (bad flag value, invalid tag or digest, …)
-  3  upgrade --wait: the operator reported UpgradeFailed
-  4  upgrade --wait: timed out before the upgrade completed
-  5  scale: refused because autoscaling owns the replica count (see --force)";
+  3  upgrade/rollback --wait: the operator reported UpgradeFailed
+  4  upgrade/rollback --wait: timed out before the rollout completed
+  5  scale: refused because autoscaling owns the replica count (see --force)
+  6  rollback: refused, no rollout has completed yet (no last successful image)
+  7  rollback: refused, the last successful image is already the desired one
+  8  rollback: refused, the runtime is being deleted";
 
 /// Look at and steer Trussium runtimes.
 #[derive(Parser, Debug)]
@@ -78,6 +81,12 @@ pub enum Command {
     )]
     Upgrade(UpgradeArgs),
 
+    /// Go back to the last image that rolled out successfully, and optionally wait
+    #[command(
+        after_help = "Sets spec.image back to status.lastSuccessfulImage, e.g. after a failed upgrade.\nNothing changes (and the exit code says why) when no rollout has completed\nyet (6), when that image is already the desired one (7), or when the runtime\nis being deleted (8).\n\nExamples:\n  kubectl trussium rollback private-ai\n  kubectl trussium rollback private-ai --wait --timeout 10m\n\nExit codes with --wait:\n  0  the operator reported the rollout complete\n  3  the operator reported Upgrading=UpgradeFailed\n  4  --timeout elapsed before either"
+    )]
+    Rollback(RollbackArgs),
+
     /// Set the number of runtime replicas (0 scales the runtime down)
     #[command(
         after_help = "While spec.autoscaling.enabled is true the HorizontalPodAutoscaler owns the\nreplica count: scale refuses (exit code 5) and says what to do instead;\n--force sets spec.replicas anyway, to take effect once autoscaling is disabled.\n\nExamples:\n  kubectl trussium scale private-ai --replicas 3\n  kubectl trussium scale private-ai --replicas 0"
@@ -93,6 +102,9 @@ pub enum Command {
     /// Print a shell completion script
     #[command(after_help = COMPLETION_HELP)]
     Completion(CompletionArgs),
+
+    /// Print the plugin's version and platform
+    Version,
 }
 
 const COMPLETION_HELP: &str = "\
@@ -157,6 +169,21 @@ impl UpgradeArgs {
             (None, None) => ImageTarget::Tag(String::new()),
         }
     }
+}
+
+#[derive(Args, Debug)]
+pub struct RollbackArgs {
+    /// The runtime to roll back
+    #[arg(value_name = "NAME")]
+    pub name: String,
+
+    /// Follow the rollout until the operator reports it complete or failed
+    #[arg(long)]
+    pub wait: bool,
+
+    /// How long --wait waits, e.g. 90s, 5m, 1h30m
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration, requires = "wait")]
+    pub timeout: Duration,
 }
 
 /// A new tag or a new digest, never both.
@@ -370,7 +397,8 @@ mod tests {
         let help = e.render().to_string();
         assert!(help.contains("Usage: kubectl trussium"), "{help}");
         assert!(help.contains("Exit codes:"), "{help}");
-        assert!(help.contains("3  upgrade --wait: the operator reported UpgradeFailed"));
+        assert!(help.contains("3  upgrade/rollback --wait: the operator reported UpgradeFailed"));
+        assert!(help.contains("8  rollback: refused, the runtime is being deleted"));
     }
 
     #[test]
@@ -442,6 +470,20 @@ mod tests {
             ])
             .is_err()
         );
+    }
+
+    #[test]
+    fn rollback_takes_a_name_and_wait_like_upgrade() {
+        let cli = try_parse(&["rollback", "rt", "--wait", "--timeout", "90s"])
+            .unwrap_or_else(|e| panic!("{e}"));
+        let Command::Rollback(args) = cli.command else {
+            panic!("not rollback");
+        };
+        assert_eq!(args.name, "rt");
+        assert!(args.wait);
+        assert_eq!(args.timeout, Duration::from_secs(90));
+        assert!(try_parse(&["rollback"]).is_err());
+        assert!(try_parse(&["rollback", "rt", "--timeout", "1m"]).is_err());
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! Errors people read: one clear line (plus an optional hint), and the exit
 //! code that scripts read.
 
-use std::fmt;
 use std::time::Duration;
 
 use kube::core::Status;
@@ -15,20 +14,38 @@ pub mod exit {
     pub const ERROR: u8 = 1;
     /// Invalid command line (clap uses 2 as well).
     pub const USAGE: u8 = 2;
-    /// `upgrade --wait`: the operator reported `UpgradeFailed`.
+    /// `upgrade --wait`, `rollback --wait`: the operator reported `UpgradeFailed`.
     pub const UPGRADE_FAILED: u8 = 3;
-    /// `upgrade --wait`: `--timeout` elapsed first.
+    /// `upgrade --wait`, `rollback --wait`: `--timeout` elapsed first.
     pub const TIMEOUT: u8 = 4;
     /// `scale`: autoscaling owns the replica count and `--force` was not given.
     pub const REFUSED: u8 = 5;
+    /// `rollback`: no rollout has ever completed, so there is nothing to go back to.
+    pub const NO_LAST_SUCCESSFUL_IMAGE: u8 = 6;
+    /// `rollback`: the last successful image is already the desired one.
+    pub const ALREADY_AT_LAST_SUCCESSFUL: u8 = 7;
+    /// `rollback`: the runtime is being deleted.
+    pub const BEING_DELETED: u8 = 8;
 }
 
-/// Where to get the CRD when it is missing.
-pub const CRD_INSTALL_HINT: &str = "\
-install it from a checkout of the trussium-operator repository:
-  kubectl apply --server-side -f crds/
-or from a release:
-  kubectl apply --server-side -f https://github.com/trussiumhq/trussium-operator/releases/latest/download/crds.yaml";
+/// Where this version's release files are published: `make release` sets it
+/// (RELEASE_BASE_URL), the default is the GitHub release of this version.
+pub const RELEASE_BASE_URL: &str = match option_env!("TRUSSIUM_RELEASE_BASE_URL") {
+    Some(url) => url,
+    None => concat!(
+        "https://github.com/trussiumhq/trussium-operator/releases/download/v",
+        env!("CARGO_PKG_VERSION")
+    ),
+};
+
+/// Where to get the CRD when it is missing: the bundle of this version's release.
+pub fn crd_install_hint() -> String {
+    format!(
+        "install it from this version's release:\n  kubectl apply --server-side -f {}/crds.yaml\n\
+         or from a checkout of the trussium-operator repository:\n  kubectl apply --server-side -f crds/",
+        RELEASE_BASE_URL.trim_end_matches('/')
+    )
+}
 
 /// The resource names used in messages.
 pub const RUNTIMES: &str = "trussiumruntimes.runtime.trussium.io";
@@ -64,54 +81,78 @@ impl Request {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A command-line problem found after parsing (e.g. a NAME with -A).
+    #[error("{0}")]
     Usage(String),
     /// No usable kubeconfig or context.
+    #[error("{0}")]
     Config(String),
     /// The TrussiumRuntime CRD is not installed.
+    #[error("the TrussiumRuntime CRD ({RUNTIMES}) is not installed in this cluster")]
     CrdMissing,
     /// The named runtime does not exist.
-    NotFound {
-        name: String,
-        namespace: String,
-    },
+    #[error("TrussiumRuntime {name:?} not found in namespace {namespace:?}")]
+    NotFound { name: String, namespace: String },
     /// RBAC refused the request.
+    #[error(
+        "forbidden: {} may not {} {} {}",
+        user.as_deref().unwrap_or("you"),
+        request.verb,
+        request.resource,
+        request.namespace.as_ref().map_or("at the cluster scope".to_string(), |ns| format!("in namespace {ns:?}"))
+    )]
     Forbidden {
         request: Request,
         user: Option<String>,
     },
     /// The API server did not accept the credentials.
-    Unauthorized {
-        server: String,
-    },
+    #[error(
+        "the API server at {server} rejected the credentials (401 Unauthorized): log in again or check the kubeconfig user"
+    )]
+    Unauthorized { server: String },
     /// The API server could not be reached.
-    Unreachable {
-        server: String,
-        cause: String,
-    },
+    #[error("cannot reach the Kubernetes API server at {server}: {cause}")]
+    Unreachable { server: String, cause: String },
     /// Any other answer from the API server.
+    #[error(
+        "{} {}{} failed ({code}): {message}",
+        request.verb,
+        request.resource,
+        request.name.as_ref().map_or(String::new(), |n| format!(" {n}"))
+    )]
     Api {
         request: Request,
         code: u16,
         message: String,
     },
-    /// `upgrade --wait`: the operator reported UpgradeFailed.
-    UpgradeFailed {
+    /// `upgrade --wait`, `rollback --wait`: the operator reported UpgradeFailed.
+    #[error("{action} of {name} to {image} failed: {message}")]
+    RolloutFailed {
+        action: &'static str,
         name: String,
         image: String,
         message: String,
     },
-    /// `upgrade --wait`: the timeout elapsed.
+    /// `upgrade --wait`, `rollback --wait`: the timeout elapsed.
+    #[error(
+        "timed out after {} waiting for the {rollout} to finish; last seen: {last}",
+        format_duration(*after)
+    )]
     Timeout {
+        /// What was rolling out, e.g. "upgrade of rt to v2".
+        rollout: String,
         after: Duration,
         name: String,
         namespace: String,
-        version: String,
         last: String,
     },
     /// `scale` while autoscaling owns the replica count.
+    #[error(
+        "not scaling {name} to {requested}: autoscaling is enabled, so its HorizontalPodAutoscaler owns the replica count ({})",
+        max.map_or(format!("{min} or more"), |max| format!("{min}–{max}"))
+    )]
     AutoscalingOwnsReplicas {
         name: String,
         namespace: String,
@@ -119,14 +160,32 @@ pub enum Error {
         max: Option<i32>,
         requested: i32,
     },
-    /// The runtime went away while we were watching it.
-    Deleted {
+    /// `rollback` refused before changing anything.
+    #[error("not rolling back {name}: {refusal}")]
+    RollbackRefused {
         name: String,
         namespace: String,
+        refusal: Refusal,
     },
+    /// The runtime went away while we were watching it.
+    #[error("TrussiumRuntime {name:?} in namespace {namespace:?} was deleted")]
+    Deleted { name: String, namespace: String },
+    #[error("{0}")]
     Io(std::io::Error),
     /// stdout was closed (e.g. `| head`): stop quietly.
+    #[error("broken pipe")]
     BrokenPipe,
+}
+
+/// Why `rollback` will not change anything.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("no rollout has completed yet, so there is no last successful image to go back to")]
+    NoLastSuccessfulImage,
+    #[error("its desired image is already the last successful one, {0}")]
+    AlreadyDesired(String),
+    #[error("it is being deleted")]
+    BeingDeleted,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -135,9 +194,14 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Usage(_) => exit::USAGE,
-            Error::UpgradeFailed { .. } => exit::UPGRADE_FAILED,
+            Error::RolloutFailed { .. } => exit::UPGRADE_FAILED,
             Error::Timeout { .. } => exit::TIMEOUT,
             Error::AutoscalingOwnsReplicas { .. } => exit::REFUSED,
+            Error::RollbackRefused { refusal, .. } => match refusal {
+                Refusal::NoLastSuccessfulImage => exit::NO_LAST_SUCCESSFUL_IMAGE,
+                Refusal::AlreadyDesired(_) => exit::ALREADY_AT_LAST_SUCCESSFUL,
+                Refusal::BeingDeleted => exit::BEING_DELETED,
+            },
             Error::BrokenPipe => exit::OK,
             Error::Config(_)
             | Error::CrdMissing
@@ -154,7 +218,7 @@ impl Error {
     /// Further lines telling what to do, when there is something to say.
     pub fn hint(&self) -> Option<String> {
         match self {
-            Error::CrdMissing => Some(CRD_INSTALL_HINT.to_string()),
+            Error::CrdMissing => Some(crd_install_hint()),
             Error::NotFound { namespace, .. } => Some(format!(
                 "list the runtimes with `kubectl trussium status -n {namespace}` or `kubectl trussium status -A`"
             )),
@@ -178,101 +242,24 @@ impl Error {
                  or disable autoscaling (spec.autoscaling.enabled: false) and scale again,\n\
                  or pass --force to set spec.replicas now; it takes effect once autoscaling is disabled"
             )),
+            Error::RollbackRefused {
+                name,
+                namespace,
+                refusal: Refusal::NoLastSuccessfulImage,
+            } => Some(format!(
+                "choose an image instead: `kubectl trussium upgrade {name} -n {namespace} --tag TAG`"
+            )),
+            Error::RollbackRefused {
+                name,
+                namespace,
+                refusal: Refusal::AlreadyDesired(_),
+            } => Some(format!(
+                "see where the rollout stands with `kubectl trussium status {name} -n {namespace}`"
+            )),
             _ => None,
         }
     }
 }
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Usage(m) | Error::Config(m) => f.write_str(m),
-            Error::CrdMissing => write!(
-                f,
-                "the TrussiumRuntime CRD ({RUNTIMES}) is not installed in this cluster"
-            ),
-            Error::NotFound { name, namespace } => write!(
-                f,
-                "TrussiumRuntime {name:?} not found in namespace {namespace:?}"
-            ),
-            Error::Forbidden { request, user } => {
-                let who = user.as_deref().unwrap_or("you");
-                write!(
-                    f,
-                    "forbidden: {who} may not {} {}",
-                    request.verb, request.resource
-                )?;
-                match &request.namespace {
-                    Some(ns) => write!(f, " in namespace {ns:?}"),
-                    None => write!(f, " at the cluster scope"),
-                }
-            }
-            Error::Unauthorized { server } => write!(
-                f,
-                "the API server at {server} rejected the credentials (401 Unauthorized): log in again or check the kubeconfig user"
-            ),
-            Error::Unreachable { server, cause } => {
-                write!(
-                    f,
-                    "cannot reach the Kubernetes API server at {server}: {cause}"
-                )
-            }
-            Error::Api {
-                request,
-                code,
-                message,
-            } => {
-                let target = match &request.name {
-                    Some(name) => format!("{} {name}", request.resource),
-                    None => request.resource.to_string(),
-                };
-                write!(f, "{} {target} failed ({code}): {message}", request.verb)
-            }
-            Error::UpgradeFailed {
-                name,
-                image,
-                message,
-            } => write!(f, "upgrade of {name} to {image} failed: {message}"),
-            Error::Timeout {
-                after,
-                name,
-                version,
-                last,
-                ..
-            } => write!(
-                f,
-                "timed out after {} waiting for {name} to finish upgrading to {version}; last seen: {last}",
-                format_duration(*after)
-            ),
-            Error::AutoscalingOwnsReplicas {
-                name,
-                min,
-                max,
-                requested,
-                ..
-            } => {
-                let range = match max {
-                    Some(max) => format!("{min}–{max}"),
-                    None => format!("{min} or more"),
-                };
-                write!(
-                    f,
-                    "not scaling {name} to {requested}: autoscaling is enabled, so its HorizontalPodAutoscaler owns the replica count ({range})"
-                )
-            }
-            Error::Deleted { name, namespace } => {
-                write!(
-                    f,
-                    "TrussiumRuntime {name:?} in namespace {namespace:?} was deleted"
-                )
-            }
-            Error::Io(e) => write!(f, "{e}"),
-            Error::BrokenPipe => f.write_str("broken pipe"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
@@ -437,13 +424,14 @@ mod tests {
     #[test]
     fn exit_codes() {
         let timeout = Error::Timeout {
+            rollout: "upgrade of rt to v2".into(),
             after: Duration::from_secs(300),
             name: "rt".into(),
             namespace: "ai".into(),
-            version: "v2".into(),
             last: "x".into(),
         };
-        let failed = Error::UpgradeFailed {
+        let failed = Error::RolloutFailed {
+            action: "upgrade",
             name: "rt".into(),
             image: "i".into(),
             message: "m".into(),
@@ -474,8 +462,12 @@ mod tests {
             exit::UPGRADE_FAILED,
             exit::TIMEOUT,
             exit::REFUSED,
+            exit::NO_LAST_SUCCESSFUL_IMAGE,
+            exit::ALREADY_AT_LAST_SUCCESSFUL,
+            exit::BEING_DELETED,
         ];
         let mut sorted = distinct.to_vec();
+        sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), distinct.len());
     }
@@ -486,5 +478,53 @@ mod tests {
             std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "Connection refused");
         let outer = kube::Error::ReadEvents(inner);
         assert_eq!(root_cause(&outer), "Connection refused");
+    }
+
+    #[test]
+    fn each_rollback_refusal_has_its_own_exit_code_and_line() {
+        let refused = |refusal| Error::RollbackRefused {
+            name: "rt".into(),
+            namespace: "ai".into(),
+            refusal,
+        };
+        let none = refused(Refusal::NoLastSuccessfulImage);
+        let same = refused(Refusal::AlreadyDesired("r:v1".into()));
+        let deleting = refused(Refusal::BeingDeleted);
+        assert_eq!(
+            [none.exit_code(), same.exit_code(), deleting.exit_code()],
+            [6, 7, 8]
+        );
+        assert_eq!(
+            none.to_string(),
+            "not rolling back rt: no rollout has completed yet, so there is no last successful image to go back to"
+        );
+        assert_eq!(
+            same.to_string(),
+            "not rolling back rt: its desired image is already the last successful one, r:v1"
+        );
+        assert_eq!(
+            deleting.to_string(),
+            "not rolling back rt: it is being deleted"
+        );
+        assert!(none.hint().unwrap_or_default().contains("upgrade rt -n ai"));
+    }
+
+    #[test]
+    fn the_crd_hint_names_this_versions_release() {
+        let hint = crd_install_hint();
+        assert!(
+            hint.contains(&format!("{RELEASE_BASE_URL}/crds.yaml")),
+            "{hint}"
+        );
+        if option_env!("TRUSSIUM_RELEASE_BASE_URL").is_none() {
+            assert!(
+                hint.contains(concat!(
+                    "/releases/download/v",
+                    env!("CARGO_PKG_VERSION"),
+                    "/crds.yaml"
+                )),
+                "{hint}"
+            );
+        }
     }
 }

@@ -39,7 +39,7 @@ const DIRECTIVE_DEFAULT: u32 = 0;
 const DIRECTIVE_NO_FILE: u32 = 4;
 
 /// Commands whose first argument is a runtime name.
-const RUNTIME_COMMANDS: [&str; 4] = ["status", "upgrade", "scale", "events"];
+const RUNTIME_COMMANDS: [&str; 5] = ["status", "upgrade", "rollback", "scale", "events"];
 
 /// The completion script for a shell, as committed in completions/.
 pub fn script(shell: CompletionShell) -> String {
@@ -329,12 +329,20 @@ mod tests {
         let p = plan(&words(&[""]));
         assert_eq!(
             values(&p),
-            ["status", "upgrade", "scale", "events", "completion"]
+            [
+                "status",
+                "upgrade",
+                "rollback",
+                "scale",
+                "events",
+                "completion",
+                "version"
+            ]
         );
         assert_eq!(p.directive, DIRECTIVE_NO_FILE);
         assert!(p.candidates[0].1.starts_with("Show one runtime"));
         assert_eq!(values(&plan(&words(&["s"]))), ["status", "scale"]);
-        assert_eq!(values(&plan(&words(&[]))).len(), 5);
+        assert_eq!(values(&plan(&words(&[]))).len(), 7);
     }
 
     #[test]

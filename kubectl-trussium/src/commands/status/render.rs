@@ -1,0 +1,482 @@
+//! The views of `status`, drawn from a runtime (and its Events) as text: the
+//! list, and the detailed view with its next steps. Pure: time and colours
+//! come in as arguments.
+
+use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::jiff::Timestamp;
+use kube::{Resource, ResourceExt};
+use trussium_api::TrussiumRuntime;
+use trussium_api::image::version_of;
+
+use crate::age;
+use crate::interpret::{
+    condition_health, desired_replicas, next_steps, ordered_conditions, summary,
+};
+use crate::output::{Health, Palette};
+use crate::runtime_events;
+use crate::table;
+
+/// How many Events the detailed view shows.
+pub const RECENT_EVENTS: usize = 5;
+
+/// The Events section of the detailed view: the Events, or why there are
+/// none (a failure to read Events does not fail `status`).
+#[derive(Debug, Clone)]
+pub enum RecentEvents {
+    Shown(Vec<Event>),
+    Unavailable(String),
+}
+
+// The list view
+
+/// `NAME READY DESIRED PROVIDER MODEL VERSION AGE`, with NAMESPACE first for -A.
+pub fn render_list(
+    runtimes: &[TrussiumRuntime],
+    all_namespaces: bool,
+    now: Timestamp,
+    palette: Palette,
+) -> String {
+    let mut header = vec![
+        "NAME", "READY", "DESIRED", "PROVIDER", "MODEL", "VERSION", "AGE",
+    ];
+    if all_namespaces {
+        header.insert(0, "NAMESPACE");
+    }
+    let mut t = table::new(&header, palette);
+    for rt in runtimes {
+        let ready = rt.status.as_ref().and_then(|s| s.ready_replicas);
+        let desired = desired_replicas(rt);
+        let ready_text = ready.map_or("-".to_string(), |r| r.to_string());
+        let ready_health = match (ready, desired) {
+            (Some(r), Some(d)) if r >= d => Health::Good,
+            _ => Health::Warn,
+        };
+        let mut row = vec![
+            rt.name_any(),
+            palette.health(&ready_text, ready_health),
+            desired.map_or("-".to_string(), |d| d.to_string()),
+            rt.spec.provider.type_.as_str().to_string(),
+            rt.spec.provider.model.clone(),
+            version_column(rt),
+            creation_age(rt, now),
+        ];
+        if all_namespaces {
+            row.insert(0, rt.namespace().unwrap_or_default());
+        }
+        t.add_row(row);
+    }
+    table::render(&t, 0)
+}
+
+/// VERSION: the tag, or a short digest for a digest-pinned runtime.
+pub fn version_column(rt: &TrussiumRuntime) -> String {
+    rt.spec.image.version()
+}
+
+fn creation_age(rt: &TrussiumRuntime, now: Timestamp) -> String {
+    rt.meta()
+        .creation_timestamp
+        .as_ref()
+        .map_or("-".to_string(), |t| age::since(&t.0, now))
+}
+/// One image line: the reference, highlighted (colour and words) when it
+/// differs from the desired one.
+pub fn image_value(value: Option<&str>, desired: &str, missing: &str, palette: Palette) -> String {
+    match value {
+        None => palette.dim(missing),
+        Some(v) if v == desired => palette.good(v),
+        Some(v) => format!(
+            "{} {}",
+            palette.warn(v),
+            palette.warn(&format!(
+                "(differs from desired: {} ≠ {})",
+                version_or_ref(v),
+                version_or_ref(desired)
+            ))
+        ),
+    }
+}
+
+fn version_or_ref(reference: &str) -> String {
+    let v = version_of(reference);
+    if v.is_empty() {
+        reference.to_string()
+    } else {
+        v
+    }
+}
+
+// The detailed view
+
+const LABEL_WIDTH: usize = 14;
+
+fn field(out: &mut String, label: &str, value: &str) {
+    out.push_str(&format!(
+        "{:<width$}{value}\n",
+        format!("{label}:"),
+        width = LABEL_WIDTH
+    ));
+}
+
+/// The detailed view of one runtime.
+pub fn render_detail(
+    rt: &TrussiumRuntime,
+    recent: &RecentEvents,
+    now: Timestamp,
+    palette: Palette,
+) -> String {
+    let mut out = String::new();
+    let status = rt.status.clone().unwrap_or_default();
+    let (health, text) = summary(rt);
+
+    field(&mut out, "Name", &palette.bold(&rt.name_any()));
+    field(&mut out, "Namespace", &rt.namespace().unwrap_or_default());
+    field(&mut out, "Status", &palette.health(&text, health));
+    field(&mut out, "Provider", rt.spec.provider.type_.as_str());
+    field(&mut out, "Model", &rt.spec.provider.model);
+    if let Some(url) = &rt.spec.provider.base_url {
+        field(&mut out, "Base URL", url);
+    }
+    field(
+        &mut out,
+        "Endpoint",
+        status.endpoint.as_deref().unwrap_or("- (not reported yet)"),
+    );
+
+    let desired = desired_replicas(rt);
+    let ready = status.ready_replicas.unwrap_or(0);
+    let available = status.available_replicas.unwrap_or(0);
+    let desired_text = desired.map_or("?".to_string(), |d| d.to_string());
+    let replicas_health = match desired {
+        Some(d) if ready >= d => Health::Good,
+        _ => Health::Warn,
+    };
+    field(
+        &mut out,
+        "Replicas",
+        &format!(
+            "{} ready, {available} available",
+            palette.health(&format!("{ready}/{desired_text}"), replicas_health)
+        ),
+    );
+    let autoscaling = match rt.spec.autoscaling.as_ref().filter(|a| a.enabled) {
+        Some(a) => format!(
+            "on: {}–{} replicas at {}% CPU (spec.replicas {} is ignored)",
+            a.min_replicas,
+            a.max_replicas.map_or("?".to_string(), |m| m.to_string()),
+            a.target_cpu_utilization_percentage,
+            rt.spec.replicas
+        ),
+        None => "off".to_string(),
+    };
+    field(&mut out, "Autoscaling", &autoscaling);
+
+    let generation = rt.meta().generation;
+    let observed = status.observed_generation;
+    let stale = generation.is_some() && generation != observed;
+    let generation_text = format!(
+        "{} (observed {})",
+        generation.map_or("-".to_string(), |g| g.to_string()),
+        observed.map_or("none".to_string(), |g| g.to_string())
+    );
+    let generation_text = if stale {
+        palette.warn(&generation_text)
+    } else {
+        generation_text
+    };
+    field(&mut out, "Generation", &generation_text);
+    field(&mut out, "Age", &creation_age(rt, now));
+
+    if stale {
+        out.push('\n');
+        out.push_str(&palette.warn(&format!(
+            "Warning: the operator has not processed the latest spec yet: this status describes generation {} but the spec is at generation {}.",
+            observed.map_or("none".to_string(), |g| g.to_string()),
+            generation.unwrap_or_default()
+        )));
+        out.push('\n');
+    }
+
+    let steps = next_steps(rt);
+    if !steps.is_empty() {
+        out.push('\n');
+        out.push_str(&palette.bold("Next steps"));
+        out.push('\n');
+        for step in steps {
+            out.push_str(&format!(
+                "  {}:\n    {}\n",
+                step.why,
+                palette.bold(&step.command)
+            ));
+        }
+    }
+
+    // Images
+    let desired_image = rt.spec.image.reference();
+    out.push('\n');
+    out.push_str(&palette.bold("Images"));
+    out.push('\n');
+    let image_field = |out: &mut String, label: &str, value: String| {
+        out.push_str(&format!("  {:<18}{value}\n", format!("{label}:")));
+    };
+    image_field(&mut out, "Desired", palette.bold(&desired_image));
+    image_field(
+        &mut out,
+        "Current",
+        image_value(
+            status.current_image.as_deref(),
+            &desired_image,
+            "- (not reported yet)",
+            palette,
+        ),
+    );
+    image_field(
+        &mut out,
+        "Last successful",
+        image_value(
+            status.last_successful_image.as_deref(),
+            &desired_image,
+            "- (no rollout has completed yet)",
+            palette,
+        ),
+    );
+
+    // Conditions
+    out.push('\n');
+    out.push_str(&palette.bold("Conditions"));
+    out.push('\n');
+    if status.conditions.is_empty() {
+        out.push_str(&format!("  {}\n", palette.dim("none reported yet")));
+    } else {
+        let mut t = table::new(&["TYPE", "STATUS", "REASON", "AGE", "MESSAGE"], palette);
+        for c in ordered_conditions(&status.conditions) {
+            t.add_row(vec![
+                c.type_.clone(),
+                palette.health(&c.status, condition_health(c)),
+                c.reason.clone(),
+                age::since(&c.last_transition_time.0, now),
+                c.message.replace(['\n', '\r'], " "),
+            ]);
+        }
+        out.push_str(&table::render(&t, 2));
+    }
+
+    // Events
+    out.push('\n');
+    match recent {
+        RecentEvents::Shown(list) if list.is_empty() => {
+            out.push_str(&palette.bold("Events"));
+            out.push_str(&format!("\n  {}\n", palette.dim("none")));
+        }
+        RecentEvents::Shown(list) => {
+            let shown = &list[list.len().saturating_sub(RECENT_EVENTS)..];
+            let title = if shown.len() < list.len() {
+                format!("Events (last {} of {})", shown.len(), list.len())
+            } else {
+                "Events".to_string()
+            };
+            out.push_str(&palette.bold(&title));
+            out.push('\n');
+            out.push_str(&runtime_events::render_table(shown, now, palette, 2));
+        }
+        RecentEvents::Unavailable(why) => {
+            out.push_str(&palette.bold("Events"));
+            out.push_str(&format!(
+                "\n  {}\n",
+                palette.warn(&format!("unavailable: {why}"))
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::{UPGRADING, at, event, now, runtime};
+
+    #[test]
+    fn detail_view_plain() {
+        let rt = runtime(UPGRADING);
+        let recent = RecentEvents::Shown(vec![
+            event(
+                "e1",
+                "Normal",
+                "RuntimeReady",
+                -700,
+                "All requested replicas are ready.",
+            ),
+            event(
+                "e2",
+                "Normal",
+                "RuntimeUpgradeStarted",
+                -20,
+                "Upgrading from v1.22.0 to v1.23.0.",
+            ),
+        ]);
+        let text = render_detail(&rt, &recent, now(), Palette::PLAIN);
+        let want = "\
+Name:         private-ai
+Namespace:    trussium
+Status:       Upgrading to v1.23.0
+Provider:     ollama
+Model:        llama3.2
+Base URL:     http://ollama.ollama.svc.cluster.local:11434/v1
+Endpoint:     http://private-ai.trussium.svc.cluster.local:9000
+Replicas:     2/3 ready, 2 available
+Autoscaling:  off
+Generation:   5 (observed 4)
+Age:          13m
+
+Warning: the operator has not processed the latest spec yet: this status describes generation 4 but the spec is at generation 5.
+
+Images
+  Desired:          ghcr.io/trussiumhq/trussium:v1.23.0
+  Current:          ghcr.io/trussiumhq/trussium:v1.22.0 (differs from desired: v1.22.0 ≠ v1.23.0)
+  Last successful:  ghcr.io/trussiumhq/trussium:v1.22.0 (differs from desired: v1.22.0 ≠ v1.23.0)
+
+Conditions
+  TYPE                 STATUS   REASON               AGE   MESSAGE
+  ConfigurationValid   True     ReferencesResolved   13m   All referenced Secrets are available.
+  Ready                False    RuntimeNotReady      20s   2 of 3 replicas are ready.
+  Degraded             False    AsExpected           13m   The runtime is progressing normally.
+  Upgrading            True     UpgradeInProgress    20s   Rolling out v1.23.0.
+
+Events
+  AGE   TYPE     REASON                  ACTION      NOTE
+  11m   Normal   RuntimeReady            Reconcile   All requested replicas are ready.
+  20s   Normal   RuntimeUpgradeStarted   Reconcile   Upgrading from v1.22.0 to v1.23.0.
+";
+        assert_eq!(text, want, "\n--- got ---\n{text}");
+    }
+
+    #[test]
+    fn detail_view_coloured_highlights() {
+        let rt = runtime(UPGRADING);
+        let text = render_detail(&rt, &RecentEvents::Shown(vec![]), now(), Palette::COLORED);
+        // Differing images are yellow, the matching desired one is not.
+        assert!(
+            text.contains("\u{1b}[33mghcr.io/trussiumhq/trussium:v1.22.0"),
+            "{text:?}"
+        );
+        // Ready=False is red, Degraded=False is green.
+        assert!(text.contains("\u{1b}[31;1mFalse"), "{text:?}");
+        assert!(text.contains("\u{1b}[32mFalse"), "{text:?}");
+    }
+
+    #[test]
+    fn detail_view_without_status_or_events() {
+        let mut rt = runtime(UPGRADING);
+        rt.status = None;
+        rt.spec.image.tag = None;
+        rt.spec.image.digest =
+            Some("sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef".into());
+        let text = render_detail(
+            &rt,
+            &RecentEvents::Unavailable("forbidden: you may not list events.events.k8s.io".into()),
+            now(),
+            Palette::PLAIN,
+        );
+        assert!(
+            text.contains("Status:       Pending (no status yet: is the operator running?)"),
+            "{text}"
+        );
+        assert!(text.contains("Generation:   5 (observed none)"), "{text}");
+        assert!(
+            text.contains("Current:          - (not reported yet)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Last successful:  - (no rollout has completed yet)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Desired:          ghcr.io/trussiumhq/trussium@sha256:0123"),
+            "{text}"
+        );
+        assert!(text.contains("Conditions\n  none reported yet\n"), "{text}");
+        assert!(text.contains("Events\n  unavailable: forbidden"), "{text}");
+    }
+
+    #[test]
+    fn detail_view_keeps_the_last_five_events() {
+        let rt = runtime(UPGRADING);
+        let list = (0..8)
+            .map(|i| event(&format!("e{i}"), "Normal", &format!("Reason{i}"), i, "n"))
+            .collect();
+        let text = render_detail(&rt, &RecentEvents::Shown(list), at(10), Palette::PLAIN);
+        assert!(text.contains("Events (last 5 of 8)"), "{text}");
+        assert!(!text.contains("Reason2") && text.contains("Reason3") && text.contains("Reason7"));
+    }
+
+    #[test]
+    fn list_view() {
+        let a = runtime(UPGRADING);
+        let mut b = runtime(UPGRADING);
+        b.metadata.name = Some("digest-pinned".into());
+        b.metadata.namespace = Some("other".into());
+        b.spec.image.tag = None;
+        b.spec.image.digest =
+            Some("sha256:abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789".into());
+        b.spec.provider.type_ = trussium_api::ProviderType::Openai;
+        b.spec.provider.model = "gpt-5".into();
+        b.status = None;
+        let text = render_list(&[a.clone(), b.clone()], false, now(), Palette::PLAIN);
+        assert_eq!(
+            text,
+            "\
+NAME            READY   DESIRED   PROVIDER   MODEL      VERSION               AGE
+private-ai      2       3         ollama     llama3.2   v1.23.0               13m
+digest-pinned   -       3         openai     gpt-5      sha256:abcdef012345   13m
+"
+        );
+        let text = render_list(&[a], true, now(), Palette::PLAIN);
+        assert!(text.starts_with("NAMESPACE   NAME         READY"), "{text}");
+        assert!(text.contains("trussium    private-ai   2"), "{text}");
+    }
+
+    #[test]
+    fn image_highlighting() {
+        let d = "r/x:v2";
+        assert_eq!(
+            image_value(Some("r/x:v2"), d, "-", Palette::PLAIN),
+            "r/x:v2"
+        );
+        assert_eq!(
+            image_value(Some("r/x:v1"), d, "-", Palette::PLAIN),
+            "r/x:v1 (differs from desired: v1 ≠ v2)"
+        );
+        assert_eq!(image_value(None, d, "- (none)", Palette::PLAIN), "- (none)");
+    }
+
+    #[test]
+    fn version_column_is_tag_or_short_digest() {
+        let mut rt = runtime(UPGRADING);
+        assert_eq!(version_column(&rt), "v1.23.0");
+        rt.spec.image.tag = None;
+        rt.spec.image.digest =
+            Some("sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef".into());
+        assert_eq!(version_column(&rt), "sha256:0123456789ab");
+    }
+
+    #[test]
+    fn detail_view_says_what_to_do_after_a_failed_upgrade() {
+        let mut rt = runtime(UPGRADING);
+        if let Some(s) = rt.status.as_mut() {
+            s.observed_generation = Some(5);
+            for c in &mut s.conditions {
+                if c.type_ == "Upgrading" {
+                    c.status = "False".into();
+                    c.reason = "UpgradeFailed".into();
+                }
+            }
+        }
+        let text = render_detail(&rt, &RecentEvents::Shown(vec![]), now(), Palette::PLAIN);
+        assert!(
+            text.contains(
+                "\nNext steps\n  the upgrade to v1.23.0 failed; go back to ghcr.io/trussiumhq/trussium:v1.22.0:\n    kubectl trussium rollback private-ai -n trussium --wait\n\nImages\n"
+            ),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,299 @@
+//! `status --watch`: mirrors of the watched objects, redrawn in bursts.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use futures::{Stream, StreamExt};
+use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::jiff::Timestamp;
+use kube::api::ListParams;
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Api, Resource, ResourceExt};
+use trussium_api::TrussiumRuntime;
+
+use super::render::{RecentEvents, render_detail, render_list};
+use super::{machine, machine_list, nothing_found};
+use crate::cli::OutputFormat;
+use crate::client::{Target, watch_error_is_fatal};
+use crate::error::{EVENTS, RUNTIMES, Request, Result};
+use crate::output::{self, Palette};
+use crate::runtime_events;
+
+/// Objects kept up to date from a watcher, keyed by namespace/name.
+struct Mirror<K> {
+    items: BTreeMap<String, K>,
+    buffer: Option<BTreeMap<String, K>>,
+    ready: bool,
+}
+
+impl<K: Resource> Mirror<K> {
+    fn new() -> Self {
+        Mirror {
+            items: BTreeMap::new(),
+            buffer: None,
+            ready: false,
+        }
+    }
+
+    fn key(k: &K) -> String {
+        format!("{}/{}", k.namespace().unwrap_or_default(), k.name_any())
+    }
+
+    /// Applies one watch event; true when the visible set changed.
+    fn apply(&mut self, event: watcher::Event<K>) -> bool {
+        match event {
+            watcher::Event::Init => {
+                self.buffer = Some(BTreeMap::new());
+                false
+            }
+            watcher::Event::InitApply(k) => {
+                if let Some(buffer) = &mut self.buffer {
+                    buffer.insert(Self::key(&k), k);
+                }
+                false
+            }
+            watcher::Event::InitDone => {
+                if let Some(buffer) = self.buffer.take() {
+                    self.items = buffer;
+                }
+                self.ready = true;
+                true
+            }
+            watcher::Event::Apply(k) => {
+                self.items.insert(Self::key(&k), k);
+                self.ready
+            }
+            watcher::Event::Delete(k) => {
+                self.items.remove(&Self::key(&k));
+                self.ready
+            }
+        }
+    }
+}
+
+/// Redraws frames: in place on a terminal, appended (when changed) otherwise.
+struct Screen {
+    tty: bool,
+    last: String,
+}
+
+impl Screen {
+    fn new() -> Self {
+        Screen {
+            tty: output::stdout_is_tty(),
+            last: String::new(),
+        }
+    }
+
+    fn show(&mut self, frame: String, palette: Palette) -> Result<()> {
+        if frame == self.last {
+            return Ok(());
+        }
+        if self.tty {
+            let footer = palette.dim("Watching for changes; press Ctrl-C to stop.");
+            output::print(&format!("\u{1b}[H\u{1b}[2J{frame}\n{footer}\n"))?;
+        } else {
+            output::print(&format!("{frame}\n"))?;
+        }
+        self.last = frame;
+        Ok(())
+    }
+}
+
+/// Waits briefly for more items so that a burst of changes draws once.
+async fn next_burst<S, T>(stream: &mut S) -> Option<Vec<T>>
+where
+    S: Stream<Item = T> + Unpin,
+{
+    let first = stream.next().await?;
+    let mut batch = vec![first];
+    while let Ok(Some(item)) = tokio::time::timeout(Duration::from_millis(50), stream.next()).await
+    {
+        batch.push(item);
+        if batch.len() >= 1000 {
+            break;
+        }
+    }
+    Some(batch)
+}
+
+enum Change {
+    Runtime(Result<watcher::Event<TrussiumRuntime>, watcher::Error>),
+    Event(Result<watcher::Event<Event>, watcher::Error>),
+}
+
+pub(super) async fn watch_detail(
+    target: &Target,
+    name: &str,
+    format: Option<OutputFormat>,
+    palette: Palette,
+) -> Result<()> {
+    // Fail fast, with the usual messages, on a missing runtime, CRD or permission.
+    let first = target.get_runtime(name).await?;
+    let by_name = format!("metadata.name={name}");
+    let runtimes = watcher(
+        target.runtimes(),
+        watcher::Config::default().fields(&by_name),
+    )
+    .default_backoff()
+    .map(Change::Runtime);
+    let events_api: Api<Event> = Api::namespaced(target.client.clone(), &target.namespace);
+    let event_stream = watcher(
+        events_api,
+        watcher::Config::default().fields(&runtime_events::selector(name)),
+    )
+    .default_backoff()
+    .map(Change::Event);
+    let mut changes = futures::stream::select(runtimes.boxed(), event_stream.boxed());
+
+    let mut runtime: Option<TrussiumRuntime> = Some(first);
+    let mut event_mirror: Mirror<Event> = Mirror::new();
+    let mut events_problem: Option<String> = None;
+    let mut screen = Screen::new();
+    let mut last_version = String::new();
+    let request = Request::new("watch", RUNTIMES)
+        .namespace(Some(&target.namespace))
+        .name(name);
+
+    while let Some(batch) = next_burst(&mut changes).await {
+        for change in batch {
+            match change {
+                Change::Runtime(Ok(watcher::Event::Apply(rt) | watcher::Event::InitApply(rt))) => {
+                    runtime = Some(rt);
+                }
+                Change::Runtime(Ok(watcher::Event::Delete(_))) => runtime = None,
+                Change::Runtime(Ok(_)) => {}
+                Change::Runtime(Err(e)) if watch_error_is_fatal(&e) => {
+                    return Err(target.fail_watch(request, e));
+                }
+                Change::Runtime(Err(_)) => {}
+                Change::Event(Ok(ev)) => {
+                    events_problem = None;
+                    event_mirror.apply(ev);
+                }
+                Change::Event(Err(e)) => {
+                    let req = Request::new("watch", EVENTS).namespace(Some(&target.namespace));
+                    events_problem = Some(target.fail_watch(req, e).to_string());
+                }
+            }
+        }
+        if let Some(format) = format {
+            // Machine output: the object each time it changes.
+            if let Some(rt) = &runtime {
+                let version = rt.resource_version().unwrap_or_default();
+                if version != last_version {
+                    output::print(&machine(rt, format)?)?;
+                    last_version = version;
+                }
+            }
+            continue;
+        }
+        let frame = match &runtime {
+            Some(rt) => {
+                let recent = match &events_problem {
+                    Some(why) => RecentEvents::Unavailable(why.clone()),
+                    None => {
+                        let mut list: Vec<Event> = event_mirror
+                            .items
+                            .values()
+                            .filter(|e| runtime_events::regards(e, rt))
+                            .cloned()
+                            .collect();
+                        runtime_events::sort_oldest_first(&mut list);
+                        RecentEvents::Shown(list)
+                    }
+                };
+                render_detail(rt, &recent, Timestamp::now(), palette)
+            }
+            None => format!(
+                "TrussiumRuntime {name} in namespace {} was deleted; waiting for it to come back…\n",
+                target.namespace
+            ),
+        };
+        screen.show(frame, palette)?;
+    }
+    Ok(())
+}
+
+pub(super) async fn watch_list(
+    target: &Target,
+    format: Option<OutputFormat>,
+    palette: Palette,
+) -> Result<()> {
+    // Fail fast on a missing CRD or permission.
+    target
+        .runtimes_in_scope()
+        .list(&ListParams::default().limit(1))
+        .await
+        .map_err(|e| target.fail(Request::new("list", RUNTIMES).namespace(target.scope()), e))?;
+    let mut stream = watcher(target.runtimes_in_scope(), watcher::Config::default())
+        .default_backoff()
+        .boxed();
+    let mut mirror: Mirror<TrussiumRuntime> = Mirror::new();
+    let mut screen = Screen::new();
+    let request = Request::new("watch", RUNTIMES).namespace(target.scope());
+    while let Some(batch) = next_burst(&mut stream).await {
+        let mut changed = false;
+        for item in batch {
+            match item {
+                Ok(watcher::Event::Apply(rt)) if format.is_some() && mirror.ready => {
+                    if let Some(format) = format {
+                        output::print(&machine(&rt, format)?)?;
+                    }
+                    mirror.apply(watcher::Event::Apply(rt));
+                }
+                Ok(event) => changed |= mirror.apply(event),
+                Err(e) if watch_error_is_fatal(&e) => return Err(target.fail_watch(request, e)),
+                Err(_) => {}
+            }
+        }
+        if !changed || !mirror.ready {
+            continue;
+        }
+        let runtimes: Vec<TrussiumRuntime> = mirror.items.values().cloned().collect();
+        if let Some(format) = format {
+            if screen.last.is_empty() {
+                screen.last = "printed".to_string();
+                output::print(&machine_list(&runtimes, format)?)?;
+            }
+            continue;
+        }
+        let frame = if runtimes.is_empty() {
+            format!("{}\n", nothing_found(target))
+        } else {
+            render_list(&runtimes, target.all_namespaces, Timestamp::now(), palette)
+        };
+        screen.show(frame, palette)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::{UPGRADING, runtime};
+
+    #[test]
+    fn mirror_follows_a_watch_and_relists() {
+        let rt = |name: &str| {
+            let mut r = runtime(UPGRADING);
+            r.metadata.name = Some(name.into());
+            r
+        };
+        let mut m: Mirror<TrussiumRuntime> = Mirror::new();
+        assert!(!m.apply(watcher::Event::Init));
+        assert!(!m.apply(watcher::Event::InitApply(rt("a"))));
+        assert!(!m.ready, "nothing is drawn before the list is complete");
+        assert!(m.apply(watcher::Event::InitDone));
+        assert!(m.apply(watcher::Event::Apply(rt("b"))));
+        assert_eq!(m.items.len(), 2);
+        assert!(m.apply(watcher::Event::Delete(rt("a"))));
+        // A relist replaces everything at once.
+        m.apply(watcher::Event::Init);
+        m.apply(watcher::Event::InitApply(rt("c")));
+        assert_eq!(m.items.len(), 1, "old items stay until the relist is done");
+        m.apply(watcher::Event::InitDone);
+        let keys: Vec<&String> = m.items.keys().collect();
+        assert_eq!(keys, ["trussium/c"]);
+    }
+}

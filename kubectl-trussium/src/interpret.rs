@@ -1,0 +1,431 @@
+//! What a runtime's status means for people: one summary, the colour of each
+//! condition, the replica count to expect, and what to do next when something
+//! is wrong. Pure functions of the object; the commands render them.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::ResourceExt;
+use trussium_api::{TrussiumRuntime, condition_type, reason};
+
+use crate::output::Health;
+
+/// The replica count the operator converges to: its report, else spec.replicas
+/// (unknown while autoscaling is on and nothing is reported).
+pub fn desired_replicas(rt: &TrussiumRuntime) -> Option<i32> {
+    rt.status
+        .as_ref()
+        .and_then(|s| s.desired_replicas)
+        .or_else(|| (!autoscaling_enabled(rt)).then_some(rt.spec.replicas))
+}
+
+pub fn autoscaling_enabled(rt: &TrussiumRuntime) -> bool {
+    rt.spec.autoscaling.as_ref().is_some_and(|a| a.enabled)
+}
+
+/// One word (and a few more) for the whole runtime.
+pub fn summary(rt: &TrussiumRuntime) -> (Health, String) {
+    let Some(status) = &rt.status else {
+        return (
+            Health::Warn,
+            "Pending (no status yet: is the operator running?)".to_string(),
+        );
+    };
+    let cond = |t: &str| status.condition(t);
+    let is = |t: &str, s: &str| cond(t).is_some_and(|c| c.status == s);
+    let reason_of = |t: &str| cond(t).map(|c| c.reason.clone()).unwrap_or_default();
+    if is(condition_type::CONFIGURATION_VALID, "False") {
+        return (
+            Health::Bad,
+            format!(
+                "Invalid configuration ({})",
+                reason_of(condition_type::CONFIGURATION_VALID)
+            ),
+        );
+    }
+    if is(condition_type::DEGRADED, "True") {
+        return (
+            Health::Bad,
+            format!("Degraded ({})", reason_of(condition_type::DEGRADED)),
+        );
+    }
+    if cond(condition_type::UPGRADING).is_some_and(|c| c.reason == reason::UPGRADE_FAILED) {
+        return (Health::Bad, "Upgrade failed".to_string());
+    }
+    if is(condition_type::UPGRADING, "True") {
+        return (
+            Health::Warn,
+            format!("Upgrading to {}", rt.spec.image.version()),
+        );
+    }
+    if is(condition_type::READY, "True") {
+        if reason_of(condition_type::READY) == reason::SCALED_TO_ZERO {
+            return (Health::Neutral, "Scaled to zero".to_string());
+        }
+        return (Health::Good, "Ready".to_string());
+    }
+    if is(condition_type::PROGRESSING, "True") {
+        return (Health::Warn, "Progressing".to_string());
+    }
+    if status.conditions.is_empty() {
+        return (
+            Health::Warn,
+            "Pending (no conditions reported yet)".to_string(),
+        );
+    }
+    (Health::Warn, "Not ready".to_string())
+}
+
+/// The colour of a condition's status, given what True means for its type.
+pub fn condition_health(c: &Condition) -> Health {
+    let (t, s, r) = (c.type_.as_str(), c.status.as_str(), c.reason.as_str());
+    if s == "Unknown" {
+        return Health::Warn;
+    }
+    let truth = s == "True";
+    match t {
+        condition_type::CONFIGURATION_VALID => good_if(truth),
+        condition_type::AVAILABLE | condition_type::READY => {
+            if r == reason::SCALED_TO_ZERO {
+                Health::Neutral
+            } else {
+                good_if(truth)
+            }
+        }
+        condition_type::DEGRADED | condition_type::STALLED => good_if(!truth),
+        condition_type::PROGRESSING if truth => Health::Warn,
+        condition_type::PROGRESSING => match r {
+            reason::CONFIGURATION_INVALID
+            | reason::DEPLOYMENT_FAILED
+            | reason::RECONCILIATION_FAILED => Health::Bad,
+            _ => Health::Good,
+        },
+        condition_type::UPGRADING if truth => Health::Warn,
+        condition_type::UPGRADING if r == reason::UPGRADE_FAILED => Health::Bad,
+        condition_type::UPGRADING => Health::Good,
+        _ => Health::Neutral,
+    }
+}
+
+fn good_if(ok: bool) -> Health {
+    if ok { Health::Good } else { Health::Bad }
+}
+
+/// The contract's order first, then any others as reported.
+pub fn ordered_conditions(conditions: &[Condition]) -> Vec<&Condition> {
+    let rank = |c: &Condition| {
+        condition_type::ALL
+            .iter()
+            .position(|t| *t == c.type_)
+            .unwrap_or(condition_type::ALL.len())
+    };
+    let mut sorted: Vec<&Condition> = conditions.iter().collect();
+    sorted.sort_by_key(|c| rank(c));
+    sorted
+}
+
+/// Something to do about what the status says: why, and the command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NextStep {
+    pub why: String,
+    pub command: String,
+}
+
+/// What to do next when something is wrong; nothing when all is well. The
+/// commands name Secrets and keys, never a value.
+pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
+    let Some(status) = &rt.status else {
+        return Vec::new();
+    };
+    let name = rt.name_any();
+    let ns = rt.namespace().unwrap_or_default();
+    let mut steps = Vec::new();
+
+    if let Some(c) = status
+        .condition(condition_type::CONFIGURATION_VALID)
+        .filter(|c| c.status == "False" && c.reason == reason::SECRET_NOT_FOUND)
+    {
+        steps.extend(missing_secret_steps(rt, &ns, &c.message));
+    }
+
+    let failed = status
+        .condition(condition_type::UPGRADING)
+        .is_some_and(|c| c.reason == reason::UPGRADE_FAILED);
+    let desired = rt.spec.image.reference();
+    match status.last_successful_image.as_deref() {
+        Some(last) if failed && last != desired => steps.push(NextStep {
+            why: format!(
+                "the upgrade to {} failed; go back to {last}",
+                rt.spec.image.version()
+            ),
+            command: format!("kubectl trussium rollback {name} -n {ns} --wait"),
+        }),
+        _ if failed => steps.push(NextStep {
+            why: "the upgrade failed and no earlier image ever rolled out; pick another image"
+                .to_string(),
+            command: format!("kubectl trussium upgrade {name} -n {ns} --tag <TAG> --wait"),
+        }),
+        _ => {}
+    }
+
+    let degraded = status
+        .condition(condition_type::DEGRADED)
+        .is_some_and(|c| c.status == "True");
+    if degraded && steps.is_empty() {
+        steps.push(NextStep {
+            why: "the runtime is degraded; the Events say why".to_string(),
+            command: format!("kubectl trussium events {name} -n {ns}"),
+        });
+    }
+    steps
+}
+
+/// One step per referenced Secret that the condition message names as missing
+/// (every referenced one if the message names none of them).
+fn missing_secret_steps(rt: &TrussiumRuntime, ns: &str, message: &str) -> Vec<NextStep> {
+    let mut referenced: Vec<(String, NextStep)> = Vec::new();
+    if let Some(r) = &rt.spec.provider.credentials_secret_ref {
+        referenced.push((
+            r.name.clone(),
+            NextStep {
+                why: format!(
+                    "create the Secret {:?} with the provider credentials under the key {:?}",
+                    r.name, r.key
+                ),
+                command: format!(
+                    "kubectl create secret generic {} -n {ns} --from-file={}=<file holding the credentials>",
+                    r.name, r.key
+                ),
+            },
+        ));
+    }
+    for s in rt.spec.image_pull_secrets.iter().flatten() {
+        referenced.push((
+            s.name.clone(),
+            NextStep {
+                why: format!("create the image pull Secret {:?}", s.name),
+                command: format!(
+                    "kubectl create secret generic {} -n {ns} --type=kubernetes.io/dockerconfigjson --from-file=.dockerconfigjson=<path to a docker config.json>",
+                    s.name
+                ),
+            },
+        ));
+    }
+    let named = |n: &str| message.contains(&format!("{n:?}"));
+    let any_named = referenced.iter().any(|(n, _)| named(n));
+    referenced
+        .into_iter()
+        .filter(|(n, _)| !any_named || named(n))
+        .map(|(_, step)| step)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+
+    use super::*;
+    use crate::fixtures::{UPGRADING, at, runtime};
+
+    #[test]
+    fn desired_replicas_follow_status_then_spec() {
+        let mut rt = runtime(UPGRADING);
+        assert_eq!(desired_replicas(&rt), Some(3));
+        rt.status = None;
+        assert_eq!(desired_replicas(&rt), Some(3));
+        rt.spec.autoscaling = Some(trussium_api::AutoscalingSpec {
+            enabled: true,
+            min_replicas: 2,
+            max_replicas: Some(5),
+            target_cpu_utilization_percentage: 80,
+        });
+        assert_eq!(desired_replicas(&rt), None);
+    }
+
+    #[test]
+    fn summaries() {
+        let mut rt = runtime(UPGRADING);
+        assert_eq!(
+            summary(&rt),
+            (Health::Warn, "Upgrading to v1.23.0".to_string())
+        );
+        let set = |rt: &mut TrussiumRuntime, t: &str, s: &str, r: &str| {
+            if let Some(status) = rt.status.as_mut()
+                && let Some(c) = status.conditions.iter_mut().find(|c| c.type_ == t)
+            {
+                c.status = s.into();
+                c.reason = r.into();
+            }
+        };
+        set(&mut rt, "Upgrading", "False", "UpgradeFailed");
+        assert_eq!(summary(&rt).0, Health::Bad);
+        set(&mut rt, "Upgrading", "False", "UpgradeComplete");
+        set(&mut rt, "Ready", "True", "RuntimeReady");
+        assert_eq!(summary(&rt), (Health::Good, "Ready".to_string()));
+        set(&mut rt, "Ready", "True", "ScaledToZero");
+        assert_eq!(
+            summary(&rt),
+            (Health::Neutral, "Scaled to zero".to_string())
+        );
+        set(&mut rt, "Degraded", "True", "ProgressDeadlineExceeded");
+        assert_eq!(
+            summary(&rt),
+            (
+                Health::Bad,
+                "Degraded (ProgressDeadlineExceeded)".to_string()
+            )
+        );
+        set(&mut rt, "ConfigurationValid", "False", "SecretNotFound");
+        assert_eq!(
+            summary(&rt),
+            (
+                Health::Bad,
+                "Invalid configuration (SecretNotFound)".to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn condition_colours_follow_polarity() {
+        let c = |t: &str, s: &str, r: &str| Condition {
+            type_: t.into(),
+            status: s.into(),
+            reason: r.into(),
+            message: String::new(),
+            last_transition_time: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(at(0)),
+            observed_generation: None,
+        };
+        assert_eq!(
+            condition_health(&c("Ready", "True", "RuntimeReady")),
+            Health::Good
+        );
+        assert_eq!(
+            condition_health(&c("Ready", "False", "RuntimeNotReady")),
+            Health::Bad
+        );
+        assert_eq!(
+            condition_health(&c("Available", "False", "ScaledToZero")),
+            Health::Neutral
+        );
+        assert_eq!(
+            condition_health(&c("Degraded", "True", "ReplicaFailure")),
+            Health::Bad
+        );
+        assert_eq!(
+            condition_health(&c("Degraded", "False", "AsExpected")),
+            Health::Good
+        );
+        assert_eq!(
+            condition_health(&c("Progressing", "True", "DeploymentProgressing")),
+            Health::Warn
+        );
+        assert_eq!(
+            condition_health(&c("Progressing", "False", "DeploymentFailed")),
+            Health::Bad
+        );
+        assert_eq!(
+            condition_health(&c("Upgrading", "False", "UpgradeFailed")),
+            Health::Bad
+        );
+        assert_eq!(
+            condition_health(&c("Upgrading", "False", "NoUpgrade")),
+            Health::Good
+        );
+        assert_eq!(
+            condition_health(&c("Stalled", "True", "SecretNotFound")),
+            Health::Bad
+        );
+        assert_eq!(
+            condition_health(&c("Stalled", "False", "Retrying")),
+            Health::Good
+        );
+        assert_eq!(condition_health(&c("Ready", "Unknown", "X")), Health::Warn);
+        assert_eq!(condition_health(&c("Custom", "True", "X")), Health::Neutral);
+    }
+
+    fn failed_upgrade() -> TrussiumRuntime {
+        let mut rt = runtime(UPGRADING);
+        if let Some(s) = rt.status.as_mut() {
+            s.observed_generation = Some(5);
+            for c in &mut s.conditions {
+                if c.type_ == "Upgrading" {
+                    c.status = "False".into();
+                    c.reason = "UpgradeFailed".into();
+                }
+            }
+        }
+        rt
+    }
+
+    #[test]
+    fn a_failed_upgrade_suggests_rollback() {
+        let steps = next_steps(&failed_upgrade());
+        assert_eq!(
+            steps,
+            [NextStep {
+                why:
+                    "the upgrade to v1.23.0 failed; go back to ghcr.io/trussiumhq/trussium:v1.22.0"
+                        .into(),
+                command: "kubectl trussium rollback private-ai -n trussium --wait".into(),
+            }]
+        );
+        let mut never = failed_upgrade();
+        if let Some(s) = never.status.as_mut() {
+            s.last_successful_image = None;
+        }
+        let steps = next_steps(&never);
+        assert_eq!(steps.len(), 1, "{steps:?}");
+        assert!(steps[0].command.contains("upgrade private-ai"), "{steps:?}");
+    }
+
+    #[test]
+    fn all_well_means_nothing_to_do() {
+        assert_eq!(next_steps(&runtime(UPGRADING)), []);
+        let mut none = runtime(UPGRADING);
+        none.status = None;
+        assert_eq!(next_steps(&none), []);
+    }
+
+    fn missing_secrets(message: &str) -> TrussiumRuntime {
+        let mut rt = runtime(UPGRADING);
+        rt.spec.provider.credentials_secret_ref = Some(trussium_api::SecretKeyReference {
+            name: "openai-key".into(),
+            key: "apiKey".into(),
+        });
+        rt.spec.image_pull_secrets = Some(vec![trussium_api::LocalSecretReference {
+            name: "regcred".into(),
+        }]);
+        if let Some(s) = rt.status.as_mut() {
+            for c in &mut s.conditions {
+                if c.type_ == "ConfigurationValid" {
+                    c.status = "False".into();
+                    c.reason = "SecretNotFound".into();
+                    c.message = message.into();
+                }
+            }
+        }
+        rt
+    }
+
+    #[test]
+    fn a_missing_secret_gets_the_command_that_creates_it() {
+        let rt = missing_secrets(
+            "Secret \"openai-key\" does not exist in namespace \"trussium\"; no owned object is created or updated until it exists.",
+        );
+        let steps = next_steps(&rt);
+        assert_eq!(steps.len(), 1, "{steps:?}");
+        assert_eq!(
+            steps[0].command,
+            "kubectl create secret generic openai-key -n trussium --from-file=apiKey=<file holding the credentials>"
+        );
+        assert!(steps[0].why.contains("\"apiKey\""), "{steps:?}");
+
+        let rt = missing_secrets("Secrets \"openai-key\", \"regcred\" do not exist");
+        let steps = next_steps(&rt);
+        assert_eq!(steps.len(), 2, "{steps:?}");
+        assert!(steps[1].command.contains("regcred"), "{steps:?}");
+        assert!(steps[1].command.contains("dockerconfigjson"), "{steps:?}");
+
+        // A message in another wording: every referenced Secret.
+        let steps = next_steps(&missing_secrets("something is missing"));
+        assert_eq!(steps.len(), 2, "{steps:?}");
+    }
+}
