@@ -73,6 +73,10 @@ bench-operator: ## Operator: time to Ready, writes, quiet-period writes, upgrade
 image: ## The operator image (static binary, FROM scratch) into dist/oci with buildah; prints size and digest
 	scripts/image.sh
 
+RELEASE_BASE_URL ?=
+.PHONY: release
+release: ## dist/: the plugin for 5 platforms, krew manifest, SHA256SUMS, crds.yaml, install.yaml (RELEASE_BASE_URL=...)
+	RELEASE_BASE_URL=$(RELEASE_BASE_URL) scripts/release.sh
+
 .PHONY: krew
-krew: ## Build the release archive and fill in the krew manifest's sha256
-	scripts/krew-package.sh
+krew: release ## Alias of release (the krew manifest is dist/trussium.yaml)

@@ -98,6 +98,11 @@ phase "binaries build" cargo build --workspace --bins
 export TRUSSIUM_TEST_IMAGE=$TRUSSIUM_ROOT/target/image/oci:test
 phase "test image" env IMAGE_PROFILE=dev IMAGE_DIR="$TRUSSIUM_ROOT/target/image" IMAGE_TAG=test \
   "$TRUSSIUM_ROOT/scripts/image.sh"
+# The plugin for all five release platforms, cheaply (dev without debuginfo),
+# into a target dir cached outside the checkout; the release tests read it.
+phase "cross tools" scripts/cross-tools.sh --qemu
+phase "release bundle" env PROFILE=cross-check DIST_DIR="$TRUSSIUM_ROOT/target/e2e/release-dist" \
+  scripts/release.sh
 # A fresh cluster: stop one left running (make cluster-up) first.
 phase "cluster down (stale)" "$here/cluster/down.sh"
 cluster_started=true

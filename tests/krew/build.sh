@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds krew (sigs.k8s.io/krew/cmd/krew) from this wrapper module as
-# `kubectl-krew`, cached outside the checkout and keyed by version and go.sum
-# (like tests/cluster/build.sh). Prints the directory that holds it.
+# `kubectl-krew`, and krew's manifest checker `validate-krew-manifest`, cached
+# outside the checkout and keyed by version, go.mod and go.sum (like
+# tests/cluster/build.sh). Prints the directory that holds them.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,6 +18,8 @@ if [ ! -f "$out/.complete" ]; then
   (cd "$here" && go build -trimpath \
     -ldflags "-s -w -X sigs.k8s.io/krew/internal/version.gitTag=$version" \
     -o "$out.tmp/kubectl-krew" sigs.k8s.io/krew/cmd/krew)
+  (cd "$here" && go build -trimpath -ldflags "-s -w" \
+    -o "$out.tmp/validate-krew-manifest" sigs.k8s.io/krew/cmd/validate-krew-manifest)
   touch "$out.tmp/.complete"
   rm -rf "$out" && mv "$out.tmp" "$out"
 fi

@@ -1,10 +1,14 @@
-// Wrapper module: builds krew (the kubectl plugin manager) from its published
-// module, for the krew install test of kubectl-trussium.
+// Wrapper module: builds krew (the kubectl plugin manager) and its
+// validate-krew-manifest from their published module, for the krew tests of
+// kubectl-trussium.
 module trussium.io/testcluster/krew
 
 go 1.26.0
 
-tool sigs.k8s.io/krew/cmd/krew
+tool (
+	sigs.k8s.io/krew/cmd/krew
+	sigs.k8s.io/krew/cmd/validate-krew-manifest
+)
 
 require (
 	github.com/fatih/color v1.12.0 // indirect

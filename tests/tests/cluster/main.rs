@@ -25,6 +25,8 @@ mod operator_security;
 mod operator_single_namespace;
 mod plugin;
 mod plugin_krew;
+mod plugin_operator;
+mod plugin_release;
 mod status_degraded;
 mod status_events;
 mod status_gitops;

@@ -1,6 +1,9 @@
 //! `kubectl trussium` as users run it: the real binary, found by the real
 //! kubectl on PATH, against runtimes put into known states by writing their
-//! status as the admin (standing in for the operator).
+//! status as the admin, for the states the operator does not hold still for
+//! (see plugin_operator.rs for the plugin against the real operator): a spec
+//! ahead of its status, chosen Event histories, no status at all, no operator
+//! (upgrade --wait's timeout), RBAC refusals, and completion.
 
 use std::time::{Duration, Instant};
 
@@ -354,162 +357,11 @@ async fn upgrade_changes_only_the_image() -> Result<(), Error> {
     Ok(())
 }
 
-/// Waits for the plugin's patch, then plays the operator: `steps` are status
-/// patches written one second apart for the generation the patch produced.
-async fn operator_plays(
-    api: Api<TrussiumRuntime>,
-    tag: &'static str,
-    steps: Vec<Box<dyn Fn(i64) -> Value + Send>>,
-) -> Result<(), Error> {
-    let deadline = Instant::now() + QUICK;
-    let generation = loop {
-        let rt = api.get("rt").await?;
-        if rt.spec.image.tag.as_deref() == Some(tag) {
-            break rt.metadata.generation.unwrap_or_default();
-        }
-        if Instant::now() > deadline {
-            return Err(Error::Timeout {
-                what: "the plugin's image patch".into(),
-                timeout: QUICK,
-                last_error: None,
-            });
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
-    for step in steps {
-        tokio::time::sleep(Duration::from_secs(1)).await;
-        set_status(&api, "rt", step(generation)).await?;
-    }
-    Ok(())
-}
-
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
-async fn upgrade_wait_exits_0_when_the_upgrade_completes() -> Result<(), Error> {
-    let (ns, api) = setup("plugin-wait-ok").await?;
-    healthy(&ns, &api, "rt", "v1", 2).await?;
-    let namespace = ns.name.clone();
-    let operator = tokio::spawn(operator_plays(
-        api.clone(),
-        "v2",
-        vec![
-            // A stale answer: UpgradeComplete, but for the old generation.
-            Box::new(
-                |g| json!({"conditions": [condition("Upgrading", "False", "UpgradeComplete", "stale", g - 1)]}),
-            ),
-            Box::new(move |g| {
-                json!({
-                    "observedGeneration": g, "desiredImage": image("v2"), "readyReplicas": 1,
-                    "conditions": [condition("Upgrading", "True", "UpgradeInProgress", "Rolling out v2.", g)]
-                })
-            }),
-            Box::new(move |g| {
-                let mut s = healthy_status("rt", &namespace, "v2", 2, g);
-                s["conditions"][5] = condition(
-                    "Upgrading",
-                    "False",
-                    "UpgradeComplete",
-                    "v2 is rolled out.",
-                    g,
-                );
-                s
-            }),
-        ],
-    ));
-    let started = Instant::now();
-    let out = run(&[
-        "upgrade",
-        "rt",
-        "-n",
-        &ns.name,
-        "--tag",
-        "v2",
-        "--wait",
-        "--timeout",
-        "60s",
-    ])
-    .await?;
-    operator.await.map_err(|e| Error::Io {
-        path: "operator task".into(),
-        source: std::io::Error::other(e),
-    })??;
-    assert_eq!(out.code, 0, "{out}");
-    assert!(
-        started.elapsed() >= Duration::from_secs(3),
-        "it must not stop at the stale status: {out}"
-    );
-    let lines: Vec<&str> = out.stdout.lines().collect();
-    assert_eq!(lines[0], "rt: image v1 → v2 (generation 2)", "{out}");
-    assert!(
-        out.stdout.contains(
-            "upgrading rt to v2: 1/2 ready, current v1, UpgradeInProgress: Rolling out v2."
-        ),
-        "the live progress line, one per change when piped: {out}"
-    );
-    assert!(
-        lines
-            .last()
-            .is_some_and(|l| l.starts_with("✓ rt upgraded to v2 (2/2 ready) in ")),
-        "{out}"
-    );
-    ns.delete().await;
-    Ok(())
-}
-
-#[tokio::test]
-#[ignore = "needs the local cluster (make test)"]
-async fn upgrade_wait_exits_3_when_the_upgrade_fails() -> Result<(), Error> {
-    let (ns, api) = setup("plugin-wait-fail").await?;
-    healthy(&ns, &api, "rt", "v1", 2).await?;
-    let operator = tokio::spawn(operator_plays(
-        api.clone(),
-        "v2",
-        vec![Box::new(|g| {
-            json!({
-                "observedGeneration": g, "desiredImage": image("v2"), "readyReplicas": 1,
-                "conditions": [
-                    condition("Degraded", "True", "ProgressDeadlineExceeded", "The Deployment exceeded its progress deadline.", g),
-                    condition("Upgrading", "False", "UpgradeFailed", "The rollout of v2 exceeded its progress deadline.", g),
-                ]
-            })
-        })],
-    ));
-    let out = run(&[
-        "upgrade",
-        "rt",
-        "-n",
-        &ns.name,
-        "--tag",
-        "v2",
-        "--wait",
-        "--timeout",
-        "60s",
-    ])
-    .await?;
-    operator.await.map_err(|e| Error::Io {
-        path: "operator task".into(),
-        source: std::io::Error::other(e),
-    })??;
-    assert_eq!(out.code, 3, "{out}");
-    assert!(
-        out.stderr.contains(&format!(
-            "error: upgrade of rt to {} failed: The rollout of v2 exceeded its progress deadline.",
-            image("v2")
-        )),
-        "{out}"
-    );
-    assert!(out.stdout.contains("✗ rt: upgrade to v2 failed"), "{out}");
-    assert!(
-        out.stdout
-            .contains(&format!("last successful image is still {}", image("v1"))),
-        "{out}"
-    );
-    ns.delete().await;
-    Ok(())
-}
-
-#[tokio::test]
-#[ignore = "needs the local cluster (make test)"]
+// upgrade --wait's exit codes 0 and 3 (and rollback's) are tested against
+// the real operator in plugin_operator.rs; this timeout is the one with no
+// operator at all, which status cannot show otherwise.
 async fn upgrade_wait_exits_4_on_timeout() -> Result<(), Error> {
     let (ns, api) = setup("plugin-wait-timeout").await?;
     healthy(&ns, &api, "rt", "v1", 2).await?;
@@ -528,12 +380,9 @@ async fn upgrade_wait_exits_4_on_timeout() -> Result<(), Error> {
     .await?;
     let took = started.elapsed();
     assert_eq!(out.code, 4, "{out}");
+    assert!(took >= Duration::from_secs(3), "{took:?}");
     assert!(
-        took >= Duration::from_secs(3) && took < Duration::from_secs(20),
-        "{took:?}"
-    );
-    assert!(
-        out.stderr.contains("error: timed out after 3s waiting for rt to finish upgrading to v2; last seen: waiting for the operator to observe generation 2 (status is at 1)"),
+        out.stderr.contains("error: timed out after 3s waiting for the upgrade of rt to v2 to finish; last seen: waiting for the operator to observe generation 2 (status is at 1)"),
         "{out}"
     );
     assert!(

@@ -1,6 +1,6 @@
 //! The plugin installs with krew itself (built from its Go module by
-//! tests/krew/build.sh) from the manifest and archive that `make krew`
-//! (scripts/krew-package.sh) produces, and then works through kubectl.
+//! tests/krew/build.sh) from the manifest and archive that `make release`
+//! (scripts/release.sh) produces, and then works through kubectl.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -62,19 +62,13 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
     .await?;
 
     let work = std::env::temp_dir().join(format!("{}-krew", ns.name));
-    let dist = work.join("dist");
     let krew_root = work.join("krew-root");
     std::fs::create_dir_all(&krew_root).map_err(io(&krew_root))?;
 
     // krew, from its Go module (cached outside the checkout).
     let krew_dir = PathBuf::from(script("tests/krew/build.sh", &[]).await?.trim());
-    // The archive and the manifest; a dev build keeps the test quick (the
-    // packaging is the same as for release).
-    script(
-        "scripts/krew-package.sh",
-        &[("DIST_DIR", &dist), ("PROFILE", Path::new("dev"))],
-    )
-    .await?;
+    // The release's manifest and linux/amd64 archive (cross-built, static).
+    let dist = release_dist()?;
     let manifest = dist.join("trussium.yaml");
     let archive = std::fs::read_dir(&dist)
         .map_err(io(&dist))?
@@ -86,7 +80,7 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
         })?;
     let text = std::fs::read_to_string(&manifest).map_err(io(&manifest))?;
     assert!(
-        !text.contains("${SHA256}") && !text.contains("${URI}"),
+        !text.contains("${SHA256_") && !text.contains("${BASE_URL}"),
         "{text}"
     );
 

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Installs (or reuses) what cross-building kubectl-trussium needs, and prints
+# the directory to put first on PATH (it holds `zig` and `cargo-zigbuild`):
+#   - Zig and cargo-zigbuild, both from PyPI (pinned), into a cache directory
+#     outside the checkout keyed by their versions;
+#   - the rustup targets of the release platforms.
+# With --qemu it also installs Debian's qemu-user-static (the tests run the
+# linux/arm64 binary under it).
+set -euo pipefail
+
+cache=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
+zig_version=0.17.1
+zigbuild_version=0.24.0
+targets=(
+  x86_64-unknown-linux-musl
+  aarch64-unknown-linux-musl
+  x86_64-apple-darwin
+  aarch64-apple-darwin
+  x86_64-pc-windows-gnu
+)
+
+# One installer at a time (make test and a test may both get here).
+mkdir -p "$cache"
+exec 8>"$cache/cross-tools.lock"
+flock 8
+
+tools="$cache/cross-tools-zig$zig_version-zigbuild$zigbuild_version"
+if [ ! -f "$tools/.complete" ]; then
+  echo "installing zig $zig_version and cargo-zigbuild $zigbuild_version into $tools" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    echo "installing python3 and pip (for Zig and cargo-zigbuild from PyPI)" >&2
+    $sudo apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+      python3 python3-pip >&2
+  fi
+  python=python3
+  rm -rf "$tools.tmp" && mkdir -p "$tools.tmp"
+  "$python" -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
+    --target "$tools.tmp/py" "ziglang==$zig_version" "cargo-zigbuild==$zigbuild_version"
+  mkdir -p "$tools.tmp/bin"
+  # The wheel's binaries, reachable by their usual names.
+  ln -s ../py/ziglang/zig "$tools.tmp/bin/zig"
+  ln -s ../py/bin/cargo-zigbuild "$tools.tmp/bin/cargo-zigbuild"
+  "$tools.tmp/bin/zig" version >/dev/null
+  "$tools.tmp/bin/cargo-zigbuild" --version >/dev/null
+  touch "$tools.tmp/.complete"
+  rm -rf "$tools" && mv "$tools.tmp" "$tools"
+fi
+
+installed=$(rustup target list --installed)
+missing=()
+for t in "${targets[@]}"; do
+  grep -qx "$t" <<<"$installed" || missing+=("$t")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "adding rustup targets ${missing[*]}" >&2
+  rustup target add "${missing[@]}" >&2
+fi
+
+if [ "${1:-}" = "--qemu" ] && ! command -v qemu-aarch64-static >/dev/null; then
+  echo "installing qemu-user-static" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    qemu-user-static >&2
+fi
+
+echo "$tools/bin"
