@@ -151,6 +151,8 @@ pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
         .is_some_and(|c| c.reason == reason::UPGRADE_FAILED);
     let desired = rt.spec.image.reference();
     match status.last_successful_image.as_deref() {
+        // (Once desired is the last successful image again, a rollback is
+        // under way: nothing to suggest.)
         Some(last) if failed && last != desired => steps.push(NextStep {
             why: format!(
                 "the upgrade to {} failed; go back to {last}",
@@ -158,7 +160,7 @@ pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
             ),
             command: format!("kubectl trussium rollback {name} -n {ns} --wait"),
         }),
-        _ if failed => steps.push(NextStep {
+        None if failed => steps.push(NextStep {
             why: "the upgrade failed and no earlier image ever rolled out; pick another image"
                 .to_string(),
             command: format!("kubectl trussium upgrade {name} -n {ns} --tag <TAG> --wait"),
@@ -374,6 +376,11 @@ mod tests {
         let steps = next_steps(&never);
         assert_eq!(steps.len(), 1, "{steps:?}");
         assert!(steps[0].command.contains("upgrade private-ai"), "{steps:?}");
+        // Rolled back already (desired is the last successful image), the
+        // operator not there yet: nothing more to do.
+        let mut rolling_back = failed_upgrade();
+        rolling_back.spec.image.tag = Some("v1.22.0".into());
+        assert_eq!(next_steps(&rolling_back), []);
     }
 
     #[test]
