@@ -46,6 +46,8 @@ platforms=(
 
 tools=$("$root/scripts/cross-tools.sh")
 export PATH="$tools:$PATH"
+# This Zig, not another one found through Python.
+export CARGO_ZIGBUILD_ZIG_PATH="$tools/zig"
 
 started=$SECONDS
 targets=()
