@@ -106,7 +106,7 @@ cat > "$overlay/kustomization.yaml" <<YAML
 apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
-  - $root/deploy
+  - $(realpath --relative-to="$overlay" "$root/deploy")
 images:
   - name: ghcr.io/trussiumhq/trussium-operator
     newTag: v$version
