@@ -22,7 +22,11 @@ for platform in linux_amd64 linux_arm64 darwin_amd64 darwin_arm64 windows_amd64;
   args+=(-e "s|\${SHA256_$platform}|$sha|g")
 done
 # Only these markers: the caveats keep their shell ${KREW_ROOT:-…}.
-sed "${args[@]}" "$root/krew/trussium.yaml" > "$dist/trussium.yaml"
+# The template's own header comment (column 0) is not carried over.
+{
+  echo "# krew manifest of kubectl-trussium $version, written by make release."
+  sed -e '/^#/d' "${args[@]}" "$root/krew/trussium.yaml"
+} > "$dist/trussium.yaml"
 if grep -n '\${\(VERSION\|BASE_URL\|SHA256_[a-z0-9_]*\)}' "$dist/trussium.yaml" >&2; then
   echo "krew-manifest: markers left unfilled in $dist/trussium.yaml" >&2
   exit 1
