@@ -44,6 +44,15 @@ platforms=(
   "windows_amd64 x86_64-pc-windows-gnu"
 )
 
+# Run from a test (cargo test), the crate's own CARGO_MANIFEST_DIR etc. are in
+# the environment; some build scripts (ring's) track them, so they would
+# rebuild on every switch between a test and a shell.
+for v in $(compgen -e); do
+  case $v in
+    CARGO_MANIFEST_*|CARGO_PKG_*|CARGO_CRATE_NAME|CARGO_PRIMARY_PACKAGE|CARGO_TARGET_TMPDIR|CARGO_BIN_*) unset "$v" ;;
+  esac
+done
+
 tools=$("$root/scripts/cross-tools.sh")
 export PATH="$tools:$PATH"
 # This Zig, not another one found through Python.
