@@ -70,6 +70,9 @@ echo "built in $((SECONDS - started))s" >&2
 
 profile_dir=$profile
 [ "$profile" = dev ] && profile_dir=debug
+# Best compression for a release; the test bundles only need to be quick.
+level=9
+[ "$profile" = release ] || level=1
 rm -rf "$dist" && mkdir -p "$dist"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -83,10 +86,10 @@ for p in "${platforms[@]}"; do
   name="kubectl-trussium_${version}_${platform}"
   if [ "${platform%_*}" = windows ]; then
     # Reproducible zip: fixed order and times.
-    python3 - "$stage" "$dist/$name.zip" "$exe" LICENSE <<'PY'
+    python3 - "$level" "$stage" "$dist/$name.zip" "$exe" LICENSE <<'PY'
 import sys, zipfile
-stage, out, *names = sys.argv[1:]
-with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+level, stage, out, *names = sys.argv[1:]
+with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=int(level)) as z:
     for n in names:
         info = zipfile.ZipInfo(n, date_time=(1980, 1, 1, 0, 0, 0))
         info.external_attr = (0o100755 if n.endswith(".exe") else 0o100644) << 16
@@ -97,7 +100,7 @@ PY
   else
     # Reproducible: fixed order, owners and times; gzip without a timestamp.
     tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
-      -cf - "$exe" LICENSE | gzip -n -9 > "$dist/$name.tar.gz"
+      -cf - "$exe" LICENSE | gzip -n "-$level" > "$dist/$name.tar.gz"
   fi
 done
 
