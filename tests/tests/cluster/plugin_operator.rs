@@ -246,6 +246,7 @@ async fn a_failed_upgrade_says_rollback_and_rollback_recovers() -> TestResult {
             ensure_exit(&out, 0, "rollback --wait")?;
             ensure_contains(&out.stdout, "rt rolled back to v1 (", &out)?;
 
+            h.wait_ready("rt").await?;
             let out = trussium(h, &["status", "rt"]).await?;
             ensure_contains(&out.stdout, "Status:       Ready", &out)?;
             if out.stdout.contains("Next steps") {
