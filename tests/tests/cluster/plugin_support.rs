@@ -44,7 +44,25 @@ pub fn plugin_dir() -> Result<PathBuf, Error> {
     static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     let built = BUILT.get_or_init(|| {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
-        let status = std::process::Command::new(cargo)
+        let mut cmd = std::process::Command::new(cargo);
+        // This test crate's CARGO_MANIFEST_DIR & co would make ring's build
+        // script (which tracks it) and all that depends on it rebuild here,
+        // and again at the next plain cargo build.
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy().into_owned();
+            if key.starts_with("CARGO_MANIFEST_")
+                || key.starts_with("CARGO_PKG_")
+                || [
+                    "CARGO_CRATE_NAME",
+                    "CARGO_PRIMARY_PACKAGE",
+                    "CARGO_TARGET_TMPDIR",
+                ]
+                .contains(&key.as_str())
+            {
+                cmd.env_remove(key);
+            }
+        }
+        let status = cmd
             .current_dir(repo_root())
             .args([
                 "build",
