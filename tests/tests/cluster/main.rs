@@ -7,6 +7,7 @@
 //! cargo runs separate test binaries one after another.
 
 mod api_support;
+mod harness;
 mod operator_support;
 mod plugin_support;
 mod production_support;
