@@ -10,7 +10,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
-use trussium_api::TrussiumRuntime;
+use trussium_api::{TrussiumRuntime, condition_type};
 
 use super::context::Context;
 use super::error::Error;
@@ -20,6 +20,7 @@ use crate::references::ReferenceCheck;
 use crate::resources::FIELD_MANAGER;
 use crate::status::{StatusInput, project};
 
+/// Returns whether the runtime has settled (Ready for its generation).
 pub async fn report(
     ctx: &Context,
     runtimes: &Api<TrussiumRuntime>,
@@ -27,7 +28,7 @@ pub async fn report(
     deployment: Option<&Deployment>,
     references: &ReferenceCheck,
     reconcile_error: Option<&str>,
-) -> Result<(), Error> {
+) -> Result<bool, Error> {
     let now = k8s_openapi::jiff::Timestamp::now();
     let projected = project(&StatusInput {
         runtime: rt,
@@ -37,10 +38,13 @@ pub async fn report(
         config: &ctx.config,
         now,
     });
+    let settled = projected
+        .condition(condition_type::READY)
+        .is_some_and(|c| c.status == "True");
     let name = rt.name_any();
     let uid = rt.uid().unwrap_or_default();
     let Some(announcement) = announce(&name, &uid, rt.status.as_ref(), projected) else {
-        return Ok(());
+        return Ok(settled);
     };
 
     let reference = rt.object_ref(&());
@@ -79,5 +83,5 @@ pub async fn report(
         )
         .await
         .map_err(Error::WriteStatus)?;
-    Ok(())
+    Ok(settled)
 }

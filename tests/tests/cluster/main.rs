@@ -16,6 +16,8 @@ mod status_support;
 mod api_kubectl;
 mod api_validation;
 mod control_plane;
+mod fault_support;
+mod faults;
 mod operator_autoscaling;
 mod operator_drift;
 mod operator_leader;
