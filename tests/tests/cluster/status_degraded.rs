@@ -61,7 +61,7 @@ async fn a_failing_reconcile_warns_once_and_recovers() -> TestResult {
             last_successful_image: None,
         };
         let rt = fx.settle("x", &failing).await?;
-        snapshot(&fx, "x", "reconcile-failing", "status_degraded").await?;
+        snapshot(fx, "x", "reconcile-failing", "status_degraded").await?;
         let seen = fx
             .expect_events(&rt, &[(W, "ReconciliationFailed")])
             .await?;
@@ -146,7 +146,7 @@ async fn replicas_the_deployment_cannot_create_degrade_the_runtime() -> TestResu
             last_successful_image: Some(v1.clone()),
         };
         let rt = fx.settle("x", &stuck).await?;
-        snapshot(&fx, "x", "replica-failure", "status_degraded").await?;
+        snapshot(fx, "x", "replica-failure", "status_degraded").await?;
         let degraded = rt
             .status
             .as_ref()
@@ -232,7 +232,7 @@ async fn desired_replicas_follow_the_autoscaler() -> TestResult {
             rt.spec.replicas == 1 && rt.metadata.generation == Some(1),
             "the runtime's spec changed",
         )?;
-        snapshot(&fx, "x", "hpa-scaled", "status_degraded").await?;
+        snapshot(fx, "x", "hpa-scaled", "status_degraded").await?;
         // Whether the operator saw the scale-up in flight (Ready False while
         // 1 of 3 ran) depends on how fast KWOK made the pods ready: the
         // Events must match the statuses it actually stored, exactly.

@@ -100,7 +100,7 @@ async fn restarts_during_an_upgrade_and_after_convergence_repeat_no_event() -> T
                 last_successful_image: Some(v1.clone()),
             };
             let rt = fx.settle("x", &rolling).await?;
-            snapshot(&fx, "x", "upgrade-in-progress", "status_events").await?;
+            snapshot(fx, "x", "upgrade-in-progress", "status_events").await?;
             events.extend([(N, "RuntimeUpgradeStarted"), (N, "RuntimeProgressing")]);
             fx.expect_events(&rt, &events).await?;
             restart_says_nothing(fx, &rt, &events).await?;

@@ -84,7 +84,7 @@ async fn a_runtime_no_operator_has_processed_reads_as_in_progress() -> TestResul
                 && rt.metadata.generation == Some(1),
             format!("status of an unprocessed runtime: {status:?}"),
         )?;
-        snapshot(&fx, "x", "not-processed-yet", "status_gitops").await?;
+        snapshot(fx, "x", "not-processed-yet", "status_gitops").await?;
         Ok(())
     })
     .await
@@ -119,7 +119,7 @@ async fn a_first_rollout_that_never_becomes_ready_stalls() -> TestResult {
                 last_successful_image: None,
             };
             fx.settle("x", &rolling).await?;
-            snapshot(&fx, "x", "first-rollout-in-progress", "status_gitops").await?;
+            snapshot(fx, "x", "first-rollout-in-progress", "status_gitops").await?;
 
             let failed = Expect {
                 label: "first rollout failed",
@@ -133,7 +133,7 @@ async fn a_first_rollout_that_never_becomes_ready_stalls() -> TestResult {
                 ..rolling
             };
             let rt = fx.settle("x", &failed).await?;
-            snapshot(&fx, "x", "first-rollout-failed", "status_gitops").await?;
+            snapshot(fx, "x", "first-rollout-failed", "status_gitops").await?;
             let events = [(N, "RuntimeProgressing"), (W, "RuntimeDegraded")];
             fx.expect_events(&rt, &events).await?;
             fx.events_stay(&rt, &events).await?;

@@ -63,7 +63,7 @@ async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
             rt.metadata.generation == Some(1),
             "the operator changed the runtime's spec",
         )?;
-        snapshot(&fx, "x", "first-rollout-complete", "status_lifecycle").await?;
+        snapshot(fx, "x", "first-rollout-complete", "status_lifecycle").await?;
         let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeReady")];
         fx.expect_events(&rt, &events).await?;
         let first = rt.clone();
@@ -125,7 +125,7 @@ async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
         let rt = fx
             .settle("x", &Expect::scaled_to_zero("scaled to 0", &v1))
             .await?;
-        snapshot(&fx, "x", "scaled-to-zero", "status_lifecycle").await?;
+        snapshot(fx, "x", "scaled-to-zero", "status_lifecycle").await?;
         events.extend([(N, "RuntimeProgressing"), (N, "RuntimeScaledToZero")]);
         let seen = fx.expect_events(&rt, &events).await?;
         let zero = seen.last().ok_or("no events")?;
@@ -206,7 +206,7 @@ async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
             last_successful_image: None,
         };
         let rt = fx.settle("x", &invalid).await?;
-        snapshot(&fx, "x", "missing-secret", "status_lifecycle").await?;
+        snapshot(fx, "x", "missing-secret", "status_lifecycle").await?;
         let message = rt
             .status
             .as_ref()
@@ -406,7 +406,7 @@ async fn observed_generation_lags_while_the_operator_is_down() -> TestResult {
                 .then(|| "it changed while the operator was down".to_string()))
         })
         .await?;
-        snapshot(&fx, "x", "operator-stopped", "status_lifecycle").await?;
+        snapshot(fx, "x", "operator-stopped", "status_lifecycle").await?;
         let stale = fx.get("x").await?;
         let status = stale.status.as_ref().ok_or("no status")?;
         ensure(

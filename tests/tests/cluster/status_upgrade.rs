@@ -50,7 +50,7 @@ async fn upgrade_to_a_good_tag_starts_and_completes() -> TestResult {
                 &Expect::ready("upgraded", 2, &v2, ("False", "UpgradeComplete")),
             )
             .await?;
-        snapshot(&fx, "x", "upgrade-complete", "status_upgrade").await?;
+        snapshot(fx, "x", "upgrade-complete", "status_upgrade").await?;
 
         // Every status the operator stored on the way: Upgrading went
         // NoUpgrade → UpgradeInProgress → UpgradeComplete, and
@@ -153,7 +153,7 @@ async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestR
                 last_successful_image: Some(v1.clone()),
             };
             let rt = fx.settle("x", &failed).await?;
-            snapshot(&fx, "x", "upgrade-failed", "status_upgrade").await?;
+            snapshot(fx, "x", "upgrade-failed", "status_upgrade").await?;
             // Ready went False when the upgrade started (the new pod never
             // became ready): no RuntimeReady in between.
             events.extend([
@@ -190,7 +190,7 @@ async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestR
                     &Expect::ready("back to v1", 1, &v1, ("False", "UpgradeComplete")),
                 )
                 .await?;
-            snapshot(&fx, "x", "going-back", "status_upgrade").await?;
+            snapshot(fx, "x", "going-back", "status_upgrade").await?;
             events.extend([
                 (N, "RuntimeUpgradeStarted"),
                 (N, "RuntimeProgressing"),
