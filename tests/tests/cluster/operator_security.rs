@@ -325,7 +325,10 @@ async fn only_spec_changes_and_referenced_secrets_wake_the_operator() -> TestRes
             .await?
             .name_any();
         h.wait_ready(&name).await?;
-        h.wait_until_quiet(Duration::from_secs(2)).await?;
+        // Idle first: the Deployment controller's last status updates still
+        // wake it (owned objects are watched unfiltered), without a write.
+        h.wait_until_idle("credentials", Duration::from_secs(2))
+            .await?;
 
         // Each reconcile checks the Secret (a metadata GET the audit log
         // records): none may follow changes that are not the spec's.
