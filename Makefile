@@ -5,6 +5,7 @@ SHELL := /bin/bash
 CLUSTER_DIR := $(CURDIR)/.cluster
 export KUBECONFIG ?= $(CLUSTER_DIR)/admin.kubeconfig
 OPERATOR_ARGS ?=
+N ?= 5
 
 .PHONY: help
 help: ## Show the targets
@@ -55,6 +56,19 @@ demo: ## Local cluster + operator + sample runtime, then `kubectl trussium statu
 .PHONY: test
 test: ## The whole test suite: unit tests and cluster tests on a fresh local cluster
 	tests/run.sh
+
+.PHONY: test-repeat
+test-repeat: ## make test N times in a row (N=5) on fresh clusters; stops at the first failure
+	@mkdir -p target; for i in $$(seq $(N)); do \
+	  started=$$(date +%s); \
+	  if tests/run.sh >target/test-repeat-$$i.log 2>&1; then \
+	    echo "test-repeat: run $$i/$(N) passed in $$(( $$(date +%s) - started ))s"; \
+	  else \
+	    echo "test-repeat: run $$i/$(N) FAILED after $$(( $$(date +%s) - started ))s; log: target/test-repeat-$$i.log" >&2; \
+	    grep -E '^test .* FAILED|^failures:|panicked' target/test-repeat-$$i.log | head -20 >&2; \
+	    exit 1; \
+	  fi; \
+	done
 
 .PHONY: bench
 bench: bench-plugin bench-operator ## Both benchmarks, against the running local cluster (prints figures)

@@ -15,18 +15,21 @@ scripts/install.sh
 cargo build --quiet -p trussium-operator -p kubectl-trussium
 export PATH="$root/target/debug:$PATH"
 
-# One operator per cluster: stop a previous demo's operator first.
-pidfile=.cluster/operator.pid
-if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+# One operator per cluster: stop a previous demo's operator first. The pid
+# file lives in the cluster directory and the operator's environment names
+# that directory (KUBECONFIG), so `make cluster-down` stops it too.
+dir=$TRUSSIUM_CLUSTER_DIR
+pidfile=$dir/operator.pid
+if [ -f "$pidfile" ] && grep -qaF -- "=$dir/" "/proc/$(cat "$pidfile")/environ" 2>/dev/null; then
   kill "$(cat "$pidfile")" && sleep 1
 fi
-mkdir -p .cluster/logs
+mkdir -p "$dir/logs"
 # No fixed metrics/probe ports: other clusters may run on this machine.
-KUBECONFIG=.cluster/operator.kubeconfig nohup target/debug/trussium-operator \
+KUBECONFIG=$dir/operator.kubeconfig setsid target/debug/trussium-operator \
   --metrics-bind-address=0 --health-probe-bind-address=0 \
-  >.cluster/logs/operator.log 2>&1 &
+  >"$dir/logs/operator.log" 2>&1 </dev/null &
 echo $! >"$pidfile"
-echo "operator running (pid $(cat "$pidfile"), log .cluster/logs/operator.log)"
+echo "operator running (pid $(cat "$pidfile"), log $dir/logs/operator.log)"
 
 kubectl create namespace trussium --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 kubectl apply -n trussium -f deploy/samples/minimal.yaml

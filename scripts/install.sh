@@ -21,7 +21,7 @@ if [ -z "$ca" ]; then
   ca=$(base64 -w0 < "$ca_file")
 fi
 
-out="$root/.cluster/operator.kubeconfig"
+out="$TRUSSIUM_CLUSTER_DIR/operator.kubeconfig"
 mkdir -p "$(dirname "$out")"
 umask 077
 cat > "$out" <<KUBECONFIG

@@ -44,6 +44,12 @@ pub struct TrussiumRuntimeStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
     pub conditions: Vec<Condition>,
+    /// Counts the operator's status writes. The Events of a transition are
+    /// named after the runtime's uid, this count in the stored status and
+    /// the transition, so an Event published just before a crash is
+    /// recognised when the operator retries, never repeated nor lost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report_sequence: Option<i64>,
 }
 
 impl TrussiumRuntimeStatus {

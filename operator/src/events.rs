@@ -8,7 +8,7 @@
 //!
 //! | Event (type)                     | When                                                                          | Action             |
 //! |----------------------------------|-------------------------------------------------------------------------------|--------------------|
-//! | `ConfigurationInvalid` (Warning) | ConfigurationValid becomes False, or stays False with another reason/message | ValidateReferences |
+//! | `ConfigurationInvalid` (Warning) | ConfigurationValid becomes False, or stays False with another reason/message (¹) | ValidateReferences |
 //! | `ReconciliationFailed` (Warning) | Degraded becomes True/ReconciliationFailed                                    | Reconcile          |
 //! | `RuntimeUpgradeStarted`          | Upgrading becomes True/UpgradeInProgress, or stays so for a new desired image | Upgrade            |
 //! | `RuntimeProgressing`             | Progressing becomes True                                                      | Rollout            |
@@ -18,6 +18,9 @@
 //! | `RuntimeReady`                   | Ready becomes True/RuntimeReady                                               | Rollout            |
 //! | `RuntimeScaledToZero`            | Ready becomes True/ScaledToZero                                               | Scale              |
 //! | `RuntimeUpgradeCompleted`        | Upgrading becomes UpgradeComplete                                             | Upgrade            |
+//!
+//! (¹) not for another message of `ReferenceCheckFailed`: it carries the API
+//! error, whose text may differ on every retry.
 //!
 //! The table order is the emission order within one diff: the cause first
 //! (configuration, reconcile failure, the requested upgrade), then what the
@@ -170,7 +173,12 @@ impl<'a> Diff<'a> {
     fn configuration_invalid(&self) -> Option<Transition> {
         let (old, new) = self.pair(condition_type::CONFIGURATION_VALID);
         let invalid = new.status == "False";
-        let news = old.status != "False" || old.reason != new.reason || old.message != new.message;
+        // A failed check's message carries the API error, whose text may
+        // vary on every retry: one Warning per episode, as for reconciles.
+        let message_counts = new.reason != condition::REFERENCE_CHECK_FAILED;
+        let news = old.status != "False"
+            || old.reason != new.reason
+            || (message_counts && old.message != new.message);
         (invalid && news).then(|| {
             warning(
                 reason::CONFIGURATION_INVALID,
@@ -579,6 +587,19 @@ mod tests {
         other_reason.conditions[0].reason = "ReferenceCheckFailed".into();
         assert_eq!(
             reasons(&transitions(Some(&new), &other_reason)),
+            ["ConfigurationInvalid"]
+        );
+        // A failed check whose error text varies between retries: one
+        // Warning, not one per retry.
+        let mut retried = other_reason.clone();
+        retried.conditions[0].message = "forbidden (retry 2)".into();
+        assert_eq!(
+            reasons(&transitions(Some(&other_reason), &retried)),
+            [""; 0]
+        );
+        // Back to a missing Secret is news again.
+        assert_eq!(
+            reasons(&transitions(Some(&retried), &new)),
             ["ConfigurationInvalid"]
         );
     }

@@ -2,10 +2,12 @@
 //! reports honest status.
 //!
 //! Functional core, thin shell: [`resources`] builds every owned object,
-//! [`status`] projects the status and [`events`] diffs two statuses into Events,
+//! [`status`] projects the status, [`events`] diffs two statuses into Events
+//! and [`announcement`] names them so that each is published exactly once,
 //! all as pure functions; [`controller`] only fetches, applies, writes status
 //! and publishes.
 
+pub mod announcement;
 pub mod config;
 pub mod controller;
 pub mod endpoints;

@@ -23,12 +23,19 @@ candidates() {
   done
 }
 
-# Ours: a candidate whose command line mentions the cluster directory (this
-# also keeps a reused pid from being killed). Printed as "<pid> <binary>".
+# Ours: a candidate whose command line or environment mentions the cluster
+# directory (this also keeps a reused pid from being killed). The operator
+# `make demo` starts names it only in its environment (KUBECONFIG).
+# Printed as "<pid> <binary>".
+mentions_dir() {
+  grep -qF -- "$dir/" "/proc/$1/cmdline" 2>/dev/null ||
+    grep -qaF -- "=$dir/" "/proc/$1/environ" 2>/dev/null
+}
+
 ours() {
   local pid
   for pid in $(candidates | sort -un); do
-    grep -qF -- "$dir/" "/proc/$pid/cmdline" 2>/dev/null || continue
+    mentions_dir "$pid" || continue
     echo "$pid $(basename "$(readlink "/proc/$pid/exe" 2>/dev/null)")"
   done
 }

@@ -55,9 +55,12 @@ wait_until() {
 
 # start <name> <binary> <args...>: a daemon in its own session (so Ctrl-C on
 # the caller does not reach it), output to logs/<name>.log, pid to <name>.pid.
+# The command line is kept in <name>.args so that component.sh can stop and
+# start that one component again (fault tests).
 start() {
   local name=$1
   shift
+  printf '%s\0' "$@" >"$dir/$name.args"
   setsid "$@" >"$dir/logs/$name.log" 2>&1 </dev/null &
   echo $! >"$dir/$name.pid"
 }

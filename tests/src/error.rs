@@ -48,6 +48,22 @@ pub enum Error {
 
     #[error("yaml: {0}")]
     Yaml(#[from] serde_yaml::Error),
+
+    /// A test's own check inside a wait (any boxed error).
+    #[error("{0}")]
+    Check(String),
+}
+
+impl From<Box<dyn std::error::Error + Send + Sync>> for Error {
+    fn from(e: Box<dyn std::error::Error + Send + Sync>) -> Self {
+        Error::Check(e.to_string())
+    }
+}
+
+impl From<String> for Error {
+    fn from(message: String) -> Self {
+        Error::Check(message)
+    }
 }
 
 impl Error {

@@ -32,7 +32,7 @@ pub use operator::{
 pub use token::{
     client_as_service_account, kubeconfig_for_service_account, service_account_username,
 };
-pub use wait::{POLL_INTERVAL, wait_for};
+pub use wait::{POLL_INTERVAL, holds_for, wait_for};
 
 /// The image whose pods KWOK never makes ready (for failed-rollout tests).
 pub const NEVER_READY_IMAGE: &str = "registry.invalid/trussium:never-ready";

@@ -75,17 +75,30 @@ impl Operator {
     /// watching only `namespace`, with extra flags (e.g.
     /// `--progress-deadline-seconds=10`).
     pub async fn start(admin: &Client, namespace: &str, args: &[&str]) -> Result<Operator, Error> {
+        Self::start_as(
+            admin,
+            OPERATOR_NAMESPACE,
+            OPERATOR_SERVICE_ACCOUNT,
+            namespace,
+            args,
+        )
+        .await
+    }
+
+    /// Like [`Operator::start`], but authenticating as another
+    /// ServiceAccount (whose permissions the test controls).
+    pub async fn start_as(
+        admin: &Client,
+        account_namespace: &str,
+        account: &str,
+        namespace: &str,
+        args: &[&str],
+    ) -> Result<Operator, Error> {
         install(admin).await?;
         let dir = repo_root().join("target").join("e2e");
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let kubeconfig = dir.join(format!("{namespace}.operator.kubeconfig"));
-        kubeconfig_for_service_account(
-            admin,
-            OPERATOR_NAMESPACE,
-            OPERATOR_SERVICE_ACCOUNT,
-            &kubeconfig,
-        )
-        .await?;
+        kubeconfig_for_service_account(admin, account_namespace, account, &kubeconfig).await?;
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         let log = dir.join(format!("{namespace}.operator.log"));
         let child = spawn(&kubeconfig, namespace, &args, &log)?;
@@ -96,6 +109,20 @@ impl Operator {
             kubeconfig,
             log,
         })
+    }
+
+    /// Kills the process with SIGKILL (no chance to finish anything: what a
+    /// crash or an OOM kill looks like), waits for it, and starts a fresh
+    /// one with the same settings.
+    pub async fn crash_and_restart(&mut self) -> Result<(), Error> {
+        let _ = self.child.kill().await;
+        self.child = spawn(&self.kubeconfig, &self.namespace, &self.args, &self.log)?;
+        Ok(())
+    }
+
+    /// Whether the process started last still runs.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     /// Stops the process (SIGTERM, then kill) and starts a fresh one with the

@@ -1,4 +1,7 @@
-//! Polling until the cluster reaches a state.
+//! Waiting on the cluster: the one way to wait for a state ([`wait_for`]) and
+//! the one way to check that something holds throughout a window
+//! ([`holds_for`]). Neither depends on seeing a short-lived state: `wait_for`
+//! asks until the final state shows, `holds_for` asks until the window ends.
 
 use std::time::Duration;
 
@@ -6,14 +9,17 @@ use tokio::time::{Instant, sleep};
 
 use crate::Error;
 
-/// How often `wait_for` asks again.
+/// How often `wait_for` and `holds_for` ask again.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(250);
 
 /// Calls `f` until it returns `Ok(Some(value))`, then returns that value.
 ///
 /// `Ok(None)` means "not yet". An `Err` is remembered and retried (objects
 /// often do not exist yet); on timeout the error names `what` and carries the
-/// last error seen. `?` works inside `f` on kube, serde and I/O errors.
+/// last error seen. `?` works inside `f` on kube, serde and I/O errors and on
+/// boxed errors. A closure that knows no wait can help (it saw something
+/// that must never happen) returns `Ok(Some(Err(..)))` and the caller
+/// propagates it.
 ///
 /// ```no_run
 /// # async fn example() -> Result<(), trussium_e2e::Error> {
@@ -53,5 +59,27 @@ where
             });
         }
         sleep(POLL_INTERVAL).await;
+    }
+}
+
+/// Fails unless `check` returns `Ok(None)` (no violation) every time it is
+/// asked during `window` (at least twice: at the start and at the end);
+/// `Ok(Some(description))` is a violation, an `Err` fails at once.
+pub async fn holds_for<F>(what: &str, window: Duration, mut check: F) -> Result<(), Error>
+where
+    F: AsyncFnMut() -> Result<Option<String>, Error>,
+{
+    let deadline = Instant::now() + window;
+    loop {
+        let last = Instant::now() >= deadline;
+        if let Some(violation) = check().await? {
+            return Err(Error::Check(format!(
+                "expected {what} for {window:?}, but {violation}"
+            )));
+        }
+        if last {
+            return Ok(());
+        }
+        sleep(POLL_INTERVAL.min(deadline.saturating_duration_since(Instant::now()))).await;
     }
 }

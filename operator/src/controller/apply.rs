@@ -12,7 +12,7 @@ use trussium_api::TrussiumRuntime;
 
 use super::drift::difference;
 use super::ownership::{innermost_list, take_over_list};
-use crate::resources::{FIELD_MANAGER, is_owned_by};
+use crate::resources::{FIELD_MANAGER, is_owned_by, same_controller};
 
 /// Applies `desired` unless `observed` already matches it; returns the object
 /// as the API server now has it.
@@ -30,6 +30,11 @@ where
         tracing::info!(kind = %K::kind(&()), %namespace, %name, reason = "absent", "applying");
         return apply(api, desired).await;
     };
+    // Someone else's object under the runtime's name: never take it over
+    // (a forced apply would) nor touch it; the status says why we are stuck.
+    if !same_controller(desired.meta(), observed.meta()) {
+        return Err(not_ours::<K>(&namespace, &name));
+    }
     let Some(path) = differs(desired, &observed) else {
         return Ok(observed);
     };
@@ -52,6 +57,22 @@ where
     };
     tracing::info!(kind = %K::kind(&()), %namespace, %name, list = %taken, "took over a list someone else changed; applying again");
     apply(api, desired).await
+}
+
+/// The error for an object of ours that someone else created first.
+fn not_ours<K: Resource<DynamicType = ()>>(namespace: &str, name: &str) -> kube::Error {
+    let kind = K::kind(&());
+    kube::Error::Api(
+        kube::core::Status::failure(
+            &format!(
+                "{kind} {namespace}/{name} exists and is not controlled by this TrussiumRuntime; \
+                 the operator neither takes it over nor deletes it: remove or rename it"
+            ),
+            "AlreadyExists",
+        )
+        .with_code(409)
+        .boxed(),
+    )
 }
 
 /// Server-side apply as the operator, taking over conflicting fields.

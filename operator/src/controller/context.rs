@@ -1,5 +1,8 @@
 //! What every reconcile shares, built once at start-up.
 
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
 use kube::Client;
 
 use super::publish::Reporter;
@@ -13,4 +16,47 @@ pub struct Context {
     pub reporter: Reporter,
     /// Counts the Events published.
     pub metrics: Metrics,
+    /// When a watch last failed (see [`Context::watches_troubled`]).
+    pub watch_failed_at: Mutex<Option<Instant>>,
+}
+
+/// How long after a watch failure the watches are not trusted.
+const WATCH_DISTRUST: Duration = Duration::from_secs(600);
+
+impl Context {
+    pub fn new(
+        client: Client,
+        config: OperatorConfig,
+        reporter: Reporter,
+        metrics: Metrics,
+    ) -> Self {
+        Context {
+            client,
+            config,
+            reporter,
+            metrics,
+            watch_failed_at: Mutex::new(None),
+        }
+    }
+
+    /// Records that a watch failed (the API server went away, refused us,
+    /// or expired our resourceVersion).
+    pub fn watch_failed(&self) {
+        if let Ok(mut at) = self.watch_failed_at.lock() {
+            *at = Some(Instant::now());
+        }
+    }
+
+    /// Whether a watch failed recently: after an API server restart the
+    /// watches may take minutes to deliver changes again (refused while its
+    /// authorizer warms up, then resumed from an expired resourceVersion),
+    /// so a runtime still converging must be looked at again rather than
+    /// wait for the watch or the resync.
+    pub fn watches_troubled(&self) -> bool {
+        self.watch_failed_at
+            .lock()
+            .ok()
+            .and_then(|at| *at)
+            .is_some_and(|at| at.elapsed() < WATCH_DISTRUST)
+    }
 }

@@ -12,6 +12,12 @@ pub enum Error {
     },
     #[error("writing status: {0}")]
     WriteStatus(#[source] kube::Error),
+    #[error("publishing Event {reason}: {source}")]
+    Publish {
+        reason: &'static str,
+        #[source]
+        source: kube::Error,
+    },
     #[error("runtime has no namespace")]
     NoNamespace,
 }

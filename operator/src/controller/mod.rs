@@ -67,12 +67,13 @@ pub async fn run(
     instruments: Instruments,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let ctx = Arc::new(Context {
-        client: client.clone(),
+    let ctx = Arc::new(Context::new(
+        client.clone(),
         config,
         reporter,
-        metrics: instruments.metrics.clone(),
-    });
+        instruments.metrics.clone(),
+    ));
+    let watch_health = ctx.clone();
 
     // Primary: reflect every change (so the store is current), but reconcile
     // only on spec changes: our own status writes must not loop.
@@ -146,14 +147,19 @@ pub async fn run(
             error_policy,
             ctx,
         )
-        .for_each(|result| async move {
-            match result {
-                Ok((object, _)) => tracing::debug!(runtime = %object, "reconciled"),
-                // A runtime deleted while its owned objects still change.
-                Err(controller::Error::ObjectNotFound(object)) => {
-                    tracing::debug!(runtime = %object, "gone")
+        .for_each(|result| {
+            if matches!(result, Err(controller::Error::QueueError(_))) {
+                watch_health.watch_failed();
+            }
+            async move {
+                match result {
+                    Ok((object, _)) => tracing::debug!(runtime = %object, "reconciled"),
+                    // A runtime deleted while its owned objects still change.
+                    Err(controller::Error::ObjectNotFound(object)) => {
+                        tracing::debug!(runtime = %object, "gone")
+                    }
+                    Err(err) => tracing::warn!(error = %err, "reconcile failed"),
                 }
-                Err(err) => tracing::warn!(error = %err, "reconcile failed"),
             }
         })
         .await;

@@ -1,14 +1,15 @@
-//! Publishing Events (events.k8s.io/v1).
+//! Publishing Events (events.k8s.io/v1), idempotently.
 //!
-//! Each transition becomes its own Event. kube's `Recorder` folds repeats of
-//! a reason within six minutes into a series whose note stays the first one,
-//! which would show a second upgrade with the first upgrade's images; our
-//! Events are rare (transitions only), so no series is needed.
+//! Each transition becomes its own Event, under the deterministic name
+//! [`crate::announcement`] gives it; creating a name that exists already
+//! counts as published (a retry after a crash). kube's `Recorder` is not
+//! used: it names Events by time and folds repeats of a reason into a series
+//! whose note stays the first one.
 
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
-use k8s_openapi::jiff::{SignedDuration, Timestamp};
+use k8s_openapi::jiff::Timestamp;
 use kube::api::PostParams;
 use kube::{Api, Client};
 
@@ -21,40 +22,17 @@ pub struct Reporter {
     pub instance: String,
 }
 
-/// The Events for the transitions of one status change, in order. Each is
-/// named for its own instant (`now`, then a nanosecond later for the next):
-/// transitions of one report share a clock reading, and a shared name would
-/// make the API server refuse all but the first as `AlreadyExists`.
-pub fn events(
-    transitions: &[Transition],
-    regarding: &ObjectReference,
-    reporter: &Reporter,
-    now: Timestamp,
-) -> Vec<Event> {
-    transitions
-        .iter()
-        .zip(0_i64..)
-        .map(|(transition, n)| {
-            let at = now
-                .checked_add(SignedDuration::from_nanos(n))
-                .unwrap_or(now);
-            event(transition, regarding, reporter, at)
-        })
-        .collect()
-}
-
-/// The Event for one transition of the object `regarding`.
+/// The Event named `name` for one transition of the object `regarding`.
 pub fn event(
+    name: &str,
     transition: &Transition,
     regarding: &ObjectReference,
     reporter: &Reporter,
     now: Timestamp,
 ) -> Event {
-    let name = regarding.name.clone().unwrap_or_default();
     Event {
         metadata: ObjectMeta {
-            // Unique per occurrence, as client-go names them.
-            name: Some(format!("{name}.{:x}", now.as_nanosecond())),
+            name: Some(name.to_string()),
             namespace: regarding.namespace.clone(),
             ..ObjectMeta::default()
         },
@@ -76,13 +54,26 @@ pub fn event(
     }
 }
 
-/// Creates the Event in the namespace of the object it is about.
-pub async fn publish(client: &Client, event: &Event) -> Result<(), kube::Error> {
+/// Whether the Event was created now or existed already (published by an
+/// earlier attempt of the same report).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Published {
+    Created,
+    AlreadyThere,
+}
+
+/// Creates the Event in the namespace of the object it is about;
+/// `AlreadyExists` is success.
+pub async fn publish(client: &Client, event: &Event) -> Result<Published, kube::Error> {
     let namespace = event.metadata.namespace.as_deref().unwrap_or("default");
-    Api::<Event>::namespaced(client.clone(), namespace)
+    match Api::<Event>::namespaced(client.clone(), namespace)
         .create(&PostParams::default(), event)
         .await
-        .map(drop)
+    {
+        Ok(_) => Ok(Published::Created),
+        Err(kube::Error::Api(status)) if status.code == 409 => Ok(Published::AlreadyThere),
+        Err(err) => Err(err),
+    }
 }
 
 #[cfg(test)]
@@ -90,7 +81,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn event_carries_the_transition_and_the_reference() {
+    fn event_carries_the_name_the_transition_and_the_reference() {
         let transition = Transition {
             type_: EventType::Warning,
             reason: "RuntimeDegraded",
@@ -110,14 +101,10 @@ mod tests {
             instance: "pod-1".into(),
         };
         let now = Timestamp::from_second(1_800_000_000).unwrap_or(Timestamp::UNIX_EPOCH);
-        let e = event(&transition, &regarding, &reporter, now);
+        let e = event("private-ai.0123", &transition, &regarding, &reporter, now);
+        assert_eq!(e.metadata.name.as_deref(), Some("private-ai.0123"));
         assert_eq!(e.metadata.namespace.as_deref(), Some("ai"));
-        assert!(
-            e.metadata
-                .name
-                .as_deref()
-                .is_some_and(|n| n.starts_with("private-ai."))
-        );
+        assert_eq!(e.event_time, Some(MicroTime(now)));
         assert_eq!(e.type_.as_deref(), Some("Warning"));
         assert_eq!(e.reason.as_deref(), Some("RuntimeDegraded"));
         assert_eq!(e.action.as_deref(), Some("Rollout"));
@@ -126,66 +113,5 @@ mod tests {
         assert_eq!(e.reporting_controller.as_deref(), Some("trussium-operator"));
         assert_eq!(e.reporting_instance.as_deref(), Some("pod-1"));
         assert!(e.series.is_none());
-    }
-
-    #[test]
-    fn transitions_of_one_report_get_their_own_names() {
-        let t = |reason| Transition {
-            type_: EventType::Normal,
-            reason,
-            action: "Rollout",
-            note: String::new(),
-        };
-        let transitions = [
-            t("RuntimeProgressing"),
-            t("RuntimeRecovered"),
-            t("RuntimeReady"),
-        ];
-        let r = ObjectReference {
-            name: Some("x".into()),
-            namespace: Some("ns".into()),
-            ..ObjectReference::default()
-        };
-        let rep = Reporter {
-            controller: "c".into(),
-            instance: "i".into(),
-        };
-        let now = Timestamp::from_second(1_800_000_000).unwrap_or(Timestamp::UNIX_EPOCH);
-        let all = events(&transitions, &r, &rep, now);
-        let reasons: Vec<_> = all.iter().filter_map(|e| e.reason.as_deref()).collect();
-        assert_eq!(
-            reasons,
-            ["RuntimeProgressing", "RuntimeRecovered", "RuntimeReady"]
-        );
-        let names: std::collections::BTreeSet<_> =
-            all.iter().filter_map(|e| e.metadata.name.clone()).collect();
-        assert_eq!(names.len(), 3, "{names:?}");
-        assert_eq!(all[0].event_time, Some(MicroTime(now)));
-    }
-
-    #[test]
-    fn names_differ_per_occurrence() {
-        let t = Transition {
-            type_: EventType::Normal,
-            reason: "RuntimeReady",
-            action: "Rollout",
-            note: String::new(),
-        };
-        let r = ObjectReference {
-            name: Some("x".into()),
-            ..ObjectReference::default()
-        };
-        let rep = Reporter {
-            controller: "c".into(),
-            instance: "i".into(),
-        };
-        let a = event(&t, &r, &rep, Timestamp::UNIX_EPOCH);
-        let b = event(
-            &t,
-            &r,
-            &rep,
-            Timestamp::UNIX_EPOCH + k8s_openapi::jiff::SignedDuration::from_nanos(1),
-        );
-        assert_ne!(a.metadata.name, b.metadata.name);
     }
 }

@@ -24,6 +24,10 @@ use crate::resources::{BuildContext, DesiredResources, build};
 const RESYNC: Duration = Duration::from_secs(300);
 /// Retry sooner while something is failing.
 const RETRY: Duration = Duration::from_secs(15);
+/// Look again while a runtime is not Ready yet and the watches have been
+/// failing (see `Context::watches_troubled`): a rollout must not wait for
+/// the resync to be reported.
+const CONVERGING: Duration = Duration::from_secs(30);
 
 pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Result<Action, Error> {
     let namespace = trigger.namespace().ok_or(Error::NoNamespace)?;
@@ -84,7 +88,7 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
         ReferenceCheck::Missing { .. } | ReferenceCheck::Failed { .. } => (observed, None),
     };
 
-    report(
+    let settled = report(
         &ctx,
         &runtimes,
         &rt,
@@ -95,7 +99,13 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     .await?;
 
     let failing = reconcile_error.is_some() || matches!(references, ReferenceCheck::Failed { .. });
-    Ok(Action::requeue(if failing { RETRY } else { RESYNC }))
+    Ok(Action::requeue(if failing {
+        RETRY
+    } else if !settled && ctx.watches_troubled() {
+        CONVERGING
+    } else {
+        RESYNC
+    }))
 }
 
 /// Applies every owned object in a fixed order and removes the optional ones

@@ -1,20 +1,26 @@
-//! Reporting: write the projected status, then publish the Events that the
-//! difference between the stored and the new status calls for.
+//! Reporting: publish the Events that the difference between the stored and
+//! the new status calls for, then write the new status.
+//!
+//! In that order, and with the deterministic names of
+//! [`crate::announcement`]: a crash (or a failed request) between the two
+//! leaves the stored status as it was, so the retry publishes the same Event
+//! names again (`AlreadyExists`, nothing repeated) before it writes.
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
-use trussium_api::TrussiumRuntime;
+use trussium_api::{TrussiumRuntime, condition_type};
 
 use super::context::Context;
 use super::error::Error;
-use super::publish::{events, publish};
-use crate::events::transitions;
+use super::publish::{Published, event, publish};
+use crate::announcement::announce;
 use crate::references::ReferenceCheck;
 use crate::resources::FIELD_MANAGER;
-use crate::status::{StatusInput, project, semantically_equal};
+use crate::status::{StatusInput, project};
 
+/// Returns whether the runtime has settled (Ready for its generation).
 pub async fn report(
     ctx: &Context,
     runtimes: &Api<TrussiumRuntime>,
@@ -22,9 +28,9 @@ pub async fn report(
     deployment: Option<&Deployment>,
     references: &ReferenceCheck,
     reconcile_error: Option<&str>,
-) -> Result<(), Error> {
+) -> Result<bool, Error> {
     let now = k8s_openapi::jiff::Timestamp::now();
-    let status = project(&StatusInput {
+    let projected = project(&StatusInput {
         runtime: rt,
         deployment,
         references,
@@ -32,42 +38,50 @@ pub async fn report(
         config: &ctx.config,
         now,
     });
-    let stored = rt.status.as_ref();
-    if stored.is_some_and(|stored| semantically_equal(stored, &status)) {
-        return Ok(());
+    let settled = projected
+        .condition(condition_type::READY)
+        .is_some_and(|c| c.status == "True");
+    let name = rt.name_any();
+    let uid = rt.uid().unwrap_or_default();
+    let Some(announcement) = announce(&name, &uid, rt.status.as_ref(), projected) else {
+        return Ok(settled);
+    };
+
+    let reference = rt.object_ref(&());
+    for (event_name, transition) in &announcement.events {
+        let e = event(event_name, transition, &reference, &ctx.reporter, now);
+        // A failure stops here, before the status write: the retry diffs
+        // from the same stored status and publishes the same names.
+        let published = publish(&ctx.client, &e)
+            .await
+            .map_err(|source| Error::Publish {
+                reason: transition.reason,
+                source,
+            })?;
+        if published == Published::Created {
+            ctx.metrics.event_emitted(transition.reason);
+        } else {
+            tracing::info!(
+                namespace = rt.namespace().unwrap_or_default(),
+                name,
+                reason = transition.reason,
+                "event was published by an earlier attempt"
+            );
+        }
     }
 
-    // Status first: should publishing fail, the next reconcile diffs against
-    // the new status and does not repeat what was already said.
     let patch = json!({
         "apiVersion": TrussiumRuntime::api_version(&()),
         "kind": TrussiumRuntime::kind(&()),
-        "status": status,
+        "status": announcement.status,
     });
     runtimes
         .patch_status(
-            &rt.name_any(),
+            &name,
             &PatchParams::apply(FIELD_MANAGER).force(),
             &Patch::Apply(&patch),
         )
         .await
         .map_err(Error::WriteStatus)?;
-
-    let reference = rt.object_ref(&());
-    let now = k8s_openapi::jiff::Timestamp::now();
-    let transitions = transitions(stored, &status);
-    for (transition, event) in
-        transitions
-            .iter()
-            .zip(events(&transitions, &reference, &ctx.reporter, now))
-    {
-        if let Err(err) = publish(&ctx.client, &event).await {
-            // The status already tells the truth; a lost Event is not worth
-            // failing the reconcile over.
-            tracing::warn!(reason = transition.reason, error = %err, "publishing event failed");
-        } else {
-            ctx.metrics.event_emitted(transition.reason);
-        }
-    }
-    Ok(())
+    Ok(settled)
 }

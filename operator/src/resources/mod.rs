@@ -147,6 +147,23 @@ pub fn is_owned_by(meta: &ObjectMeta, rt: &TrussiumRuntime) -> bool {
         .any(|o| o.controller == Some(true) && o.uid == uid)
 }
 
+/// The uid of the object's controller (its owner reference with
+/// `controller: true`), if any.
+pub fn controller_uid(meta: &ObjectMeta) -> Option<&str> {
+    meta.owner_references
+        .iter()
+        .flatten()
+        .find(|o| o.controller == Some(true))
+        .map(|o| o.uid.as_str())
+}
+
+/// Whether `observed` is controlled by the same owner as `desired`: an
+/// object someone else created under the runtime's name is not, and the
+/// operator neither takes it over nor deletes it.
+pub fn same_controller(desired: &ObjectMeta, observed: &ObjectMeta) -> bool {
+    controller_uid(desired).is_some() && controller_uid(desired) == controller_uid(observed)
+}
+
 /// The runtime's name, which every owned object shares.
 pub(crate) fn runtime_name(rt: &TrussiumRuntime) -> Result<&str, BuildError> {
     rt.metadata

@@ -158,6 +158,8 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
         endpoint: namespace.map(|ns| endpoint(rt, ns, &input.config.cluster_domain)),
         observed_template_hash: observed_template_hash(previous, observed.as_ref()),
         conditions,
+        // Kept as stored: only a status write moves it (see `announcement`).
+        report_sequence: previous.report_sequence,
     }
 }
 
@@ -217,6 +219,8 @@ pub fn semantically_equal(a: &TrussiumRuntimeStatus, b: &TrussiumRuntimeStatus) 
         endpoint,
         observed_template_hash,
         conditions,
+        // Bookkeeping of the writes themselves, not something observed.
+        report_sequence: _,
     } = a;
     *observed_generation == b.observed_generation
         && *desired_replicas == b.desired_replicas

@@ -7,6 +7,7 @@
 //! cargo runs separate test binaries one after another.
 
 mod api_support;
+mod harness;
 mod operator_support;
 mod plugin_support;
 mod production_support;
@@ -15,6 +16,8 @@ mod status_support;
 mod api_kubectl;
 mod api_validation;
 mod control_plane;
+mod fault_support;
+mod faults;
 mod operator_autoscaling;
 mod operator_drift;
 mod operator_leader;

@@ -4,9 +4,11 @@
 
 use std::fmt::Debug;
 
+use std::time::Duration;
+
 use crate::operator_support::{
     CONVERGE, Harness, PROGRESS_DEADLINE_ARG, PROMPT, TestResult, assert_operator_labels, at,
-    describe, json_of, minimal, run,
+    describe, holds_for, json_of, minimal, run,
 };
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::apps::v1::Deployment;
@@ -345,14 +347,14 @@ async fn drift_in_each_owned_kind_is_reverted() -> TestResult {
         // again: the taken-over lists do not keep it writing.
         h.wait_ready(&fixed).await?;
         h.wait_ready(&scaled).await?;
+        // (Its last status updates may trail Ready: wait for a pause first.)
+        h.wait_until_quiet(Duration::from_secs(2)).await?;
         let mark = h.audit.mark();
-        tokio::time::sleep(QUIET_AFTER_DRIFT).await;
-        let writes = h.operator_writes_since(&mark).await?;
-        assert!(
-            writes.is_empty(),
-            "writes after drift settled: {}",
-            describe(&writes)
-        );
+        holds_for("no write after drift settled", QUIET_AFTER_DRIFT, async || {
+            let writes = h.operator_writes_since(&mark).await?;
+            Ok((!writes.is_empty()).then(|| describe(&writes)))
+        })
+        .await?;
         Ok(())
     })
     .await

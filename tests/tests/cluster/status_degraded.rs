@@ -4,7 +4,7 @@
 //! following the autoscaler.
 
 use crate::status_support::{
-    Expect, Fixture, OLD_TAG, TestResult, conditions, ensure, image, runtime, scenario,
+    Expect, Harness, OLD_TAG, TestResult, conditions, ensure, image, run, runtime,
 };
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, ResourceQuota};
@@ -22,7 +22,7 @@ const SECRET: &str = "creds";
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn a_failing_reconcile_warns_once_and_recovers() -> TestResult {
-    scenario("status-reconcile-fails", &[], async |fx: Fixture| {
+    run("status-reconcile-fails", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
         // An immutable ConfigMap in the way: applying the runtime's
         // ConfigMap is refused, on every retry.
@@ -34,8 +34,10 @@ async fn a_failing_reconcile_warns_once_and_recovers() -> TestResult {
         }))?;
         let config_maps = fx.ns.api::<ConfigMap>();
         config_maps.create(&PostParams::default(), &blocker).await?;
-        fx.create_secret(SECRET, "reconcile-test-value").await?;
-        fx.create(runtime("x", OLD_TAG, 1, Some(SECRET))).await?;
+        fx.create_secret(SECRET, "api-key", "reconcile-test-value")
+            .await?;
+        fx.create_runtime(runtime("x", OLD_TAG, 1, Some(SECRET)))
+            .await?;
 
         let failing = Expect {
             label: "reconcile failing",
@@ -59,7 +61,7 @@ async fn a_failing_reconcile_warns_once_and_recovers() -> TestResult {
             last_successful_image: None,
         };
         let rt = fx.settle("x", &failing).await?;
-        snapshot(&fx, "x", "reconcile-failing", "status_degraded").await?;
+        snapshot(fx, "x", "reconcile-failing", "status_degraded").await?;
         let seen = fx
             .expect_events(&rt, &[(W, "ReconciliationFailed")])
             .await?;
@@ -104,7 +106,7 @@ async fn a_failing_reconcile_warns_once_and_recovers() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn replicas_the_deployment_cannot_create_degrade_the_runtime() -> TestResult {
-    scenario("status-replica-failure", &[], async |fx: Fixture| {
+    run("status-replica-failure", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
         let quota: ResourceQuota = serde_json::from_value(json!({
             "apiVersion": "v1", "kind": "ResourceQuota",
@@ -115,7 +117,7 @@ async fn replicas_the_deployment_cannot_create_degrade_the_runtime() -> TestResu
             .api::<ResourceQuota>()
             .create(&PostParams::default(), &quota)
             .await?;
-        fx.create(runtime("x", OLD_TAG, 1, None)).await?;
+        fx.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
         let rt = fx
             .settle(
                 "x",
@@ -144,7 +146,7 @@ async fn replicas_the_deployment_cannot_create_degrade_the_runtime() -> TestResu
             last_successful_image: Some(v1.clone()),
         };
         let rt = fx.settle("x", &stuck).await?;
-        snapshot(&fx, "x", "replica-failure", "status_degraded").await?;
+        snapshot(fx, "x", "replica-failure", "status_degraded").await?;
         let degraded = rt
             .status
             .as_ref()
@@ -181,9 +183,9 @@ async fn replicas_the_deployment_cannot_create_degrade_the_runtime() -> TestResu
         let mut ready_first = events.clone();
         ready_first.extend([(N, "RuntimeReady"), (N, "RuntimeRecovered")]);
         let uid = rt.metadata.uid.clone().unwrap_or_default();
-        let final_events =
-            crate::status_support::wait_for_any_events(&fx, &uid, &[recovered, ready_first])
-                .await?;
+        let final_events = fx
+            .expect_any_events(&uid, &[recovered, ready_first])
+            .await?;
         fx.events_stay(&rt, &final_events).await?;
         Ok(())
     })
@@ -193,13 +195,13 @@ async fn replicas_the_deployment_cannot_create_degrade_the_runtime() -> TestResu
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn desired_replicas_follow_the_autoscaler() -> TestResult {
-    scenario("status-autoscaling", &[], async |fx: Fixture| {
+    run("status-autoscaling", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
         let mut manifest = runtime("x", OLD_TAG, 1, None);
         manifest["spec"]["autoscaling"] =
             json!({"enabled": true, "minReplicas": 1, "maxReplicas": 5});
         manifest["spec"]["resources"] = json!({"requests": {"cpu": "100m"}});
-        fx.create(manifest).await?;
+        fx.create_runtime(manifest).await?;
         let rt = fx
             .settle(
                 "x",
@@ -211,7 +213,7 @@ async fn desired_replicas_follow_the_autoscaler() -> TestResult {
 
         // The HPA (here: someone acting like it, through the scale
         // subresource; the cluster has no metrics) picks 3 replicas.
-        let recorder = StatusRecorder::start(&fx.runtimes, "x").await?;
+        let recorder = StatusRecorder::start(&fx.runtimes(), "x").await?;
         let deployments = fx.ns.api::<Deployment>();
         deployments
             .patch_scale(
@@ -230,7 +232,7 @@ async fn desired_replicas_follow_the_autoscaler() -> TestResult {
             rt.spec.replicas == 1 && rt.metadata.generation == Some(1),
             "the runtime's spec changed",
         )?;
-        snapshot(&fx, "x", "hpa-scaled", "status_degraded").await?;
+        snapshot(fx, "x", "hpa-scaled", "status_degraded").await?;
         // Whether the operator saw the scale-up in flight (Ready False while
         // 1 of 3 ran) depends on how fast KWOK made the pods ready: the
         // Events must match the statuses it actually stored, exactly.

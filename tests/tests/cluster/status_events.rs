@@ -11,13 +11,13 @@
 use std::time::Duration;
 
 use crate::status_support::{
-    Expect, Fixture, OLD_TAG, QUIET, TestResult, conditions, ensure, image, runtime, scenario,
+    Expect, Harness, OLD_TAG, QUIET, TestResult, conditions, ensure, image, run, runtime,
 };
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::NEVER_READY_IMAGE;
+use trussium_e2e::{NEVER_READY_IMAGE, holds_for};
 
 use crate::status_gitops::snapshot;
 
@@ -28,14 +28,14 @@ const SECRET: &str = "creds";
 /// Restarts the operator and proves that the new process reconciled the
 /// runtime without writing its status or any Event.
 async fn restart_says_nothing(
-    fx: &mut Fixture,
+    fx: &mut Harness,
     rt: &TrussiumRuntime,
     events: &[(&str, &str)],
 ) -> TestResult {
     // Settled conditions can still carry moving messages (a rollout's
     // counts): wait until the operator has had nothing to write for a while,
     // so that what follows the restart is the restart's doing.
-    wait_until_quiet(fx).await?;
+    fx.wait_until_quiet(Duration::from_secs(2)).await?;
     let before = fx.get("x").await?.status;
     let mark = fx.audit.mark();
     fx.operator.restart().await?;
@@ -54,37 +54,21 @@ async fn restart_says_nothing(
     )
 }
 
-/// Waits (at most 20 s) for two seconds in which the operator writes nothing
-/// in the fixture's namespace.
-async fn wait_until_quiet(fx: &Fixture) -> TestResult {
-    const WINDOW: Duration = Duration::from_secs(2);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let mark = fx.audit.mark();
-        tokio::time::sleep(WINDOW).await;
-        let writes = fx.operator_writes(&mark).await?;
-        if writes.is_empty() {
-            return Ok(());
-        }
-        if tokio::time::Instant::now() > deadline {
-            return Err(format!("the operator kept writing: {writes:?}").into());
-        }
-    }
-}
-
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn restarts_during_an_upgrade_and_after_convergence_repeat_no_event() -> TestResult {
     // Long enough to restart the operator and watch for a quiet period
     // while the doomed upgrade is still in progress.
-    scenario(
+    run(
         "status-restart",
         &["--progress-deadline-seconds=40"],
-        async |mut fx: Fixture| {
+        async |fx: &mut Harness| {
             let v1 = image(OLD_TAG);
             let bad = NEVER_READY_IMAGE.to_string();
-            fx.create_secret(SECRET, "restart-test-value").await?;
-            fx.create(runtime("x", OLD_TAG, 1, Some(SECRET))).await?;
+            fx.create_secret(SECRET, "api-key", "restart-test-value")
+                .await?;
+            fx.create_runtime(runtime("x", OLD_TAG, 1, Some(SECRET)))
+                .await?;
             let rt = fx
                 .settle(
                     "x",
@@ -93,7 +77,7 @@ async fn restarts_during_an_upgrade_and_after_convergence_repeat_no_event() -> T
                 .await?;
             let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeReady")];
             fx.expect_events(&rt, &events).await?;
-            restart_says_nothing(&mut fx, &rt, &events).await?;
+            restart_says_nothing(fx, &rt, &events).await?;
 
             // In the middle of an upgrade: the new pod never becomes ready,
             // the old one serves, the deadline has not passed yet.
@@ -116,10 +100,10 @@ async fn restarts_during_an_upgrade_and_after_convergence_repeat_no_event() -> T
                 last_successful_image: Some(v1.clone()),
             };
             let rt = fx.settle("x", &rolling).await?;
-            snapshot(&fx, "x", "upgrade-in-progress", "status_events").await?;
+            snapshot(fx, "x", "upgrade-in-progress", "status_events").await?;
             events.extend([(N, "RuntimeUpgradeStarted"), (N, "RuntimeProgressing")]);
             fx.expect_events(&rt, &events).await?;
-            restart_says_nothing(&mut fx, &rt, &events).await?;
+            restart_says_nothing(fx, &rt, &events).await?;
             ensure(
                 upgraded_at.elapsed() < std::time::Duration::from_secs(35),
                 "too slow: the restart did not happen well inside the progress deadline",
@@ -141,7 +125,7 @@ async fn restarts_during_an_upgrade_and_after_convergence_repeat_no_event() -> T
             let rt = fx.settle("x", &failed).await?;
             events.extend([(W, "RuntimeDegraded"), (W, "RuntimeUpgradeFailed")]);
             fx.expect_events(&rt, &events).await?;
-            restart_says_nothing(&mut fx, &rt, &events).await?;
+            restart_says_nothing(fx, &rt, &events).await?;
 
             // Recovered and converged: a restart says nothing either.
             fx.set_image("x", &v1).await?;
@@ -159,7 +143,7 @@ async fn restarts_during_an_upgrade_and_after_convergence_repeat_no_event() -> T
                 (N, "RuntimeUpgradeCompleted"),
             ]);
             fx.expect_events(&rt, &events).await?;
-            restart_says_nothing(&mut fx, &rt, &events).await?;
+            restart_says_nothing(fx, &rt, &events).await?;
             Ok(())
         },
     )
@@ -169,10 +153,10 @@ async fn restarts_during_an_upgrade_and_after_convergence_repeat_no_event() -> T
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn unchanged_reconciles_and_status_only_updates_write_nothing() -> TestResult {
-    scenario("status-quiet", &[], async |mut fx: Fixture| {
+    run("status-quiet", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
-        fx.create_secret(SECRET, "quiet-test-value").await?;
-        fx.create(runtime("x", OLD_TAG, 1, Some(SECRET))).await?;
+        fx.create_secret(SECRET, "api-key", "quiet-test-value").await?;
+        fx.create_runtime(runtime("x", OLD_TAG, 1, Some(SECRET))).await?;
         let ready = Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade"));
         let rt = fx.settle("x", &ready).await?;
         let events = [(N, "RuntimeProgressing"), (N, "RuntimeReady")];
@@ -198,15 +182,11 @@ async fn unchanged_reconciles_and_status_only_updates_write_nothing() -> TestRes
             )
             .await?;
         fx.wait_for_reconciles(SECRET, &mark, 1).await?;
-        let until = tokio::time::Instant::now() + QUIET;
-        while tokio::time::Instant::now() < until {
-            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-        }
-        let writes = fx.operator_writes(&mark).await?;
-        ensure(
-            writes.is_empty(),
-            format!("an unchanged reconcile wrote {writes:?}"),
-        )?;
+        holds_for("an unchanged reconcile to write nothing", QUIET, async || {
+            let writes = fx.operator_writes(&mark).await?;
+            Ok((!writes.is_empty()).then(|| format!("it wrote {writes:?}")))
+        })
+        .await?;
 
         // A metadata-only change of the runtime (an annotation) leaves its
         // generation alone, and the operator reconciles on generation
@@ -215,7 +195,7 @@ async fn unchanged_reconciles_and_status_only_updates_write_nothing() -> TestRes
             .await?;
         let mark = fx.audit.mark();
         let annotated = fx
-            .runtimes
+            .runtimes()
             .patch(
                 "x",
                 &PatchParams::default(),
@@ -230,7 +210,7 @@ async fn unchanged_reconciles_and_status_only_updates_write_nothing() -> TestRes
 
         // A status-only update by someone else starts no reconcile either…
         let mark = fx.audit.mark();
-        fx.runtimes
+        fx.runtimes()
             .patch_status(
                 "x",
                 &PatchParams::default(),
@@ -270,9 +250,9 @@ async fn unchanged_reconciles_and_status_only_updates_write_nothing() -> TestRes
         let expected = message(&rt);
         trussium_e2e::wait_for(
             "the operator to repair the Ready message",
-            crate::status_support::SETTLE,
+            crate::harness::CONVERGE,
             async || {
-                let now = fx.runtimes.get("x").await?;
+                let now = fx.runtimes().get("x").await?;
                 Ok((message(&now) == expected).then_some(()))
             },
         )

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use crate::status_support::{
-    Expect, Fixture, NEW_TAG, OLD_TAG, TestResult, conditions, ensure, image, runtime, scenario,
+    Expect, Harness, NEW_TAG, OLD_TAG, TestResult, conditions, ensure, image, run, runtime,
 };
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
@@ -28,7 +28,7 @@ pub fn snapshot_dir() -> PathBuf {
 /// Dumps runtime `name` as the API server stores it now, with whether
 /// `kubectl wait --for=condition=Ready --timeout=0s` (check once) finds the
 /// condition met on that same version of the object.
-pub async fn snapshot(fx: &Fixture, name: &str, scenario: &str, test: &str) -> TestResult {
+pub async fn snapshot(fx: &Harness, name: &str, scenario: &str, test: &str) -> TestResult {
     for _ in 0..20 {
         let before = fx.get(name).await?;
         let waited = fx
@@ -70,9 +70,9 @@ pub async fn snapshot(fx: &Fixture, name: &str, scenario: &str, test: &str) -> T
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn a_runtime_no_operator_has_processed_reads_as_in_progress() -> TestResult {
-    scenario("status-unprocessed", &[], async |mut fx: Fixture| {
+    run("status-unprocessed", &[], async |fx: &mut Harness| {
         fx.operator.stop().await;
-        fx.create(runtime("x", OLD_TAG, 1, None)).await?;
+        fx.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
         // The CRD defaults status to {observedGeneration: 0}: kstatus reads
         // InProgress (not Current, as for a custom resource without any
         // status), Argo CD Progressing, and kubectl wait waits.
@@ -84,7 +84,7 @@ async fn a_runtime_no_operator_has_processed_reads_as_in_progress() -> TestResul
                 && rt.metadata.generation == Some(1),
             format!("status of an unprocessed runtime: {status:?}"),
         )?;
-        snapshot(&fx, "x", "not-processed-yet", "status_gitops").await?;
+        snapshot(fx, "x", "not-processed-yet", "status_gitops").await?;
         Ok(())
     })
     .await
@@ -93,15 +93,15 @@ async fn a_runtime_no_operator_has_processed_reads_as_in_progress() -> TestResul
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn a_first_rollout_that_never_becomes_ready_stalls() -> TestResult {
-    scenario(
+    run(
         "status-first-fails",
         &["--progress-deadline-seconds=15"],
-        async |fx: Fixture| {
+        async |fx: &mut Harness| {
             let bad = NEVER_READY_IMAGE;
             let (repository, tag) = bad.rsplit_once(':').ok_or("no tag")?;
             let mut manifest = runtime("x", OLD_TAG, 1, None);
             manifest["spec"]["image"] = json!({"repository": repository, "tag": tag});
-            fx.create(manifest).await?;
+            fx.create_runtime(manifest).await?;
             let rolling = Expect {
                 label: "first rollout in progress",
                 conditions: conditions(
@@ -119,7 +119,7 @@ async fn a_first_rollout_that_never_becomes_ready_stalls() -> TestResult {
                 last_successful_image: None,
             };
             fx.settle("x", &rolling).await?;
-            snapshot(&fx, "x", "first-rollout-in-progress", "status_gitops").await?;
+            snapshot(fx, "x", "first-rollout-in-progress", "status_gitops").await?;
 
             let failed = Expect {
                 label: "first rollout failed",
@@ -133,7 +133,7 @@ async fn a_first_rollout_that_never_becomes_ready_stalls() -> TestResult {
                 ..rolling
             };
             let rt = fx.settle("x", &failed).await?;
-            snapshot(&fx, "x", "first-rollout-failed", "status_gitops").await?;
+            snapshot(fx, "x", "first-rollout-failed", "status_gitops").await?;
             let events = [(N, "RuntimeProgressing"), (W, "RuntimeDegraded")];
             fx.expect_events(&rt, &events).await?;
             fx.events_stay(&rt, &events).await?;
@@ -146,12 +146,12 @@ async fn a_first_rollout_that_never_becomes_ready_stalls() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn kubectl_wait_after_an_upgrade_waits_for_the_new_pods() -> TestResult {
-    scenario(
+    run(
         "status-wait",
         &["--progress-deadline-seconds=600"],
-        async |fx: Fixture| {
+        async |fx: &mut Harness| {
             let (v1, v2) = (image(OLD_TAG), image(NEW_TAG));
-            fx.create(runtime("x", OLD_TAG, 2, None)).await?;
+            fx.create_runtime(runtime("x", OLD_TAG, 2, None)).await?;
             fx.settle(
                 "x",
                 &Expect::ready("first rollout", 2, &v1, ("False", "NoUpgrade")),
@@ -247,9 +247,10 @@ async fn kubectl_wait_after_an_upgrade_waits_for_the_new_pods() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn annotating_the_deployment_is_not_a_rollout() -> TestResult {
-    scenario("status-annotated", &[], async |fx: Fixture| {
+    run(
+"status-annotated", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
-        fx.create(runtime("x", OLD_TAG, 1, None)).await?;
+        fx.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
         let ready = Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade"));
         let rt = fx.settle("x", &ready).await?;
         let events = [(N, "RuntimeProgressing"), (N, "RuntimeReady")];

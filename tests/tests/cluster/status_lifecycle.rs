@@ -10,14 +10,14 @@
 use std::time::Duration;
 
 use crate::status_support::{
-    Expect, Fixture, OLD_TAG, QUIET, TestResult, ensure, image, runtime, scenario,
+    Expect, Harness, OLD_TAG, QUIET, TestResult, ensure, image, run, runtime,
 };
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service, ServiceAccount};
 use kube::Api;
 use serde_json::json;
 use trussium_api::{TrussiumRuntime, condition_type};
-use trussium_e2e::{OPERATOR_USER, wait_for};
+use trussium_e2e::{OPERATOR_USER, holds_for, wait_for};
 
 use crate::status_gitops::snapshot;
 
@@ -27,9 +27,9 @@ const W: &str = "Warning";
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
-    scenario("status-scale", &[], async |fx: Fixture| {
+    run("status-scale", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
-        fx.create(runtime("x", OLD_TAG, 1, None)).await?;
+        fx.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
 
         // kubectl wait, started before the runtime is ready, returns once it is.
         let waited = fx
@@ -63,7 +63,7 @@ async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
             rt.metadata.generation == Some(1),
             "the operator changed the runtime's spec",
         )?;
-        snapshot(&fx, "x", "first-rollout-complete", "status_lifecycle").await?;
+        snapshot(fx, "x", "first-rollout-complete", "status_lifecycle").await?;
         let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeReady")];
         fx.expect_events(&rt, &events).await?;
         let first = rt.clone();
@@ -125,7 +125,7 @@ async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
         let rt = fx
             .settle("x", &Expect::scaled_to_zero("scaled to 0", &v1))
             .await?;
-        snapshot(&fx, "x", "scaled-to-zero", "status_lifecycle").await?;
+        snapshot(fx, "x", "scaled-to-zero", "status_lifecycle").await?;
         events.extend([(N, "RuntimeProgressing"), (N, "RuntimeScaledToZero")]);
         let seen = fx.expect_events(&rt, &events).await?;
         let zero = seen.last().ok_or("no events")?;
@@ -177,11 +177,12 @@ async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
-    scenario("status-secret", &[], async |fx: Fixture| {
+    run("status-secret", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
         let secret_value = format!("trussium-e2e-{}-sk-do-not-leak", fx.namespace());
         let mark = fx.audit.mark();
-        fx.create(runtime("x", OLD_TAG, 1, Some("creds"))).await?;
+        fx.create_runtime(runtime("x", OLD_TAG, 1, Some("creds")))
+            .await?;
 
         let invalid = Expect {
             label: "missing Secret",
@@ -205,7 +206,7 @@ async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
             last_successful_image: None,
         };
         let rt = fx.settle("x", &invalid).await?;
-        snapshot(&fx, "x", "missing-secret", "status_lifecycle").await?;
+        snapshot(fx, "x", "missing-secret", "status_lifecycle").await?;
         let message = rt
             .status
             .as_ref()
@@ -256,7 +257,7 @@ async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
         )?;
 
         // The Secret appears: the Secret watch brings the runtime back.
-        fx.create_secret("creds", &secret_value).await?;
+        fx.create_secret("creds", "api-key", &secret_value).await?;
         let rt = fx
             .settle(
                 "x",
@@ -281,7 +282,7 @@ async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
 
         // The Secret is deleted while the runtime serves: blocked again, the
         // old Deployment still serves (Available), one more Warning.
-        fx.secrets.delete("creds", &Default::default()).await?;
+        fx.secrets().delete("creds", &Default::default()).await?;
         let blocked = Expect {
             label: "Secret deleted",
             conditions: [
@@ -309,7 +310,7 @@ async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
 
         // Created again (a new value): the pods roll onto it, and recover.
         let second_value = format!("{secret_value}-rotated");
-        fx.create_secret("creds", &second_value).await?;
+        fx.create_secret("creds", "api-key", &second_value).await?;
         let rt = fx
             .settle(
                 "x",
@@ -339,7 +340,7 @@ async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
             !leaks(&serde_json::to_string(&fx.get("x").await?)?),
             "a Secret value is in the runtime",
         )?;
-        for e in fx.events.list(&Default::default()).await?.items {
+        for e in fx.events().list(&Default::default()).await?.items {
             ensure(
                 !leaks(&serde_json::to_string(&e)?),
                 "a Secret value is in an Event",
@@ -378,9 +379,9 @@ async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn observed_generation_lags_while_the_operator_is_down() -> TestResult {
-    scenario("status-generation", &[], async |mut fx: Fixture| {
+    run("status-generation", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
-        fx.create(runtime("x", OLD_TAG, 1, None)).await?;
+        fx.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
         let rt = fx
             .settle(
                 "x",
@@ -399,16 +400,13 @@ async fn observed_generation_lags_while_the_operator_is_down() -> TestResult {
             generation == 2,
             format!("generation {generation} after one spec change"),
         )?;
-        let until = tokio::time::Instant::now() + QUIET;
-        while tokio::time::Instant::now() < until {
+        holds_for("the status to stay as it was", QUIET, async || {
             let rt = fx.get("x").await?;
-            ensure(
-                rt.status.as_ref() == Some(&before),
-                "the status changed while the operator was down",
-            )?;
-            tokio::time::sleep(Duration::from_millis(250)).await;
-        }
-        snapshot(&fx, "x", "operator-stopped", "status_lifecycle").await?;
+            Ok((rt.status.as_ref() != Some(&before))
+                .then(|| "it changed while the operator was down".to_string()))
+        })
+        .await?;
+        snapshot(fx, "x", "operator-stopped", "status_lifecycle").await?;
         let stale = fx.get("x").await?;
         let status = stale.status.as_ref().ok_or("no status")?;
         ensure(
@@ -472,9 +470,9 @@ async fn observed_generation_lags_while_the_operator_is_down() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn spec_changes_that_spare_the_deployment_only_move_observed_generation() -> TestResult {
-    scenario("status-spared", &[], async |fx: Fixture| {
+    run("status-spared", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
-        fx.create(runtime("x", OLD_TAG, 1, None)).await?;
+        fx.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
         let ready = Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade"));
         let first = fx.settle("x", &ready).await?;
         let events = [(N, "RuntimeProgressing"), (N, "RuntimeReady")];
@@ -503,7 +501,7 @@ async fn spec_changes_that_spare_the_deployment_only_move_observed_generation() 
             ),
         ] {
             let mark = fx.audit.mark();
-            let generation = fx.patch_spec("x", spec).await?;
+            let generation = fx.set_spec("x", spec).await?;
             // settle() checks observedGeneration (status and every
             // condition) against the new generation, and the endpoint
             // against the new port.

@@ -5,8 +5,8 @@
 //! back to the previous tag.
 
 use crate::status_support::{
-    Expect, Fixture, NEW_TAG, OLD_TAG, REPOSITORY, StatusRecorder, TestResult, UpgradeStep,
-    conditions, ensure, image, runtime, scenario,
+    Expect, Harness, NEW_TAG, OLD_TAG, REPOSITORY, StatusRecorder, TestResult, UpgradeStep,
+    conditions, ensure, image, run, runtime,
 };
 use serde_json::json;
 use trussium_api::condition_type;
@@ -28,9 +28,9 @@ fn step(upgrading: &str, last: &str, desired: &str) -> UpgradeStep {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn upgrade_to_a_good_tag_starts_and_completes() -> TestResult {
-    scenario("status-upgrade", &[], async |fx: Fixture| {
+    run("status-upgrade", &[], async |fx: &mut Harness| {
         let (v1, v2) = (image(OLD_TAG), image(NEW_TAG));
-        fx.create(runtime("x", OLD_TAG, 2, None)).await?;
+        fx.create_runtime(runtime("x", OLD_TAG, 2, None)).await?;
         // The initial rollout is not an upgrade; its success sets
         // lastSuccessfulImage.
         let rt = fx
@@ -42,7 +42,7 @@ async fn upgrade_to_a_good_tag_starts_and_completes() -> TestResult {
         let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeReady")];
         fx.expect_events(&rt, &events).await?;
 
-        let recorder = StatusRecorder::start(&fx.runtimes, "x").await?;
+        let recorder = StatusRecorder::start(&fx.runtimes(), "x").await?;
         fx.set_image("x", &v2).await?;
         let rt = fx
             .settle(
@@ -50,7 +50,7 @@ async fn upgrade_to_a_good_tag_starts_and_completes() -> TestResult {
                 &Expect::ready("upgraded", 2, &v2, ("False", "UpgradeComplete")),
             )
             .await?;
-        snapshot(&fx, "x", "upgrade-complete", "status_upgrade").await?;
+        snapshot(fx, "x", "upgrade-complete", "status_upgrade").await?;
 
         // Every status the operator stored on the way: Upgrading went
         // NoUpgrade → UpgradeInProgress → UpgradeComplete, and
@@ -116,13 +116,13 @@ async fn upgrade_to_a_good_tag_starts_and_completes() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestResult {
-    scenario(
+    run(
         "status-upgrade-fail",
         &["--progress-deadline-seconds=10"],
-        async |fx: Fixture| {
+        async |fx: &mut Harness| {
             let v1 = image(OLD_TAG);
             let bad = NEVER_READY_IMAGE.to_string();
-            fx.create(runtime("x", OLD_TAG, 1, None)).await?;
+            fx.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
             let rt = fx
                 .settle(
                     "x",
@@ -132,7 +132,7 @@ async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestR
             let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeReady")];
             fx.expect_events(&rt, &events).await?;
 
-            let recorder = StatusRecorder::start(&fx.runtimes, "x").await?;
+            let recorder = StatusRecorder::start(&fx.runtimes(), "x").await?;
             fx.set_image("x", &bad).await?;
             // The old pod keeps serving; the new one never becomes ready and
             // after 10 s the Deployment gives up.
@@ -153,7 +153,7 @@ async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestR
                 last_successful_image: Some(v1.clone()),
             };
             let rt = fx.settle("x", &failed).await?;
-            snapshot(&fx, "x", "upgrade-failed", "status_upgrade").await?;
+            snapshot(fx, "x", "upgrade-failed", "status_upgrade").await?;
             // Ready went False when the upgrade started (the new pod never
             // became ready): no RuntimeReady in between.
             events.extend([
@@ -190,7 +190,7 @@ async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestR
                     &Expect::ready("back to v1", 1, &v1, ("False", "UpgradeComplete")),
                 )
                 .await?;
-            snapshot(&fx, "x", "going-back", "status_upgrade").await?;
+            snapshot(fx, "x", "going-back", "status_upgrade").await?;
             events.extend([
                 (N, "RuntimeUpgradeStarted"),
                 (N, "RuntimeProgressing"),
@@ -254,11 +254,11 @@ async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestR
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn an_upgrade_to_a_digest_while_scaled_to_zero_completes_at_once() -> TestResult {
-    scenario("status-upgrade-zero", &[], async |fx: Fixture| {
+    run("status-upgrade-zero", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
         let digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
         let pinned = format!("{REPOSITORY}@{digest}");
-        fx.create(runtime("x", OLD_TAG, 0, None)).await?;
+        fx.create_runtime(runtime("x", OLD_TAG, 0, None)).await?;
         // Scaled to zero from the start: the empty rollout completes, which
         // is the first success.
         let rt = fx

@@ -117,6 +117,9 @@ where
     Some(batch)
 }
 
+// Both variants are watch events of similar size (about 1 KiB); boxing one
+// would only add an allocation per event.
+#[allow(clippy::large_enum_variant)]
 enum Change {
     Runtime(Result<watcher::Event<TrussiumRuntime>, watcher::Error>),
     Event(Result<watcher::Event<Event>, watcher::Error>),

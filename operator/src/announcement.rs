@@ -1,0 +1,384 @@
+//! What one report announces: the status to store and the Events of the
+//! transition from the stored status, each under a deterministic name.
+//!
+//! Exactly once across crashes. The shell publishes the Events *before* it
+//! writes the status, and counts `AlreadyExists` as published. An Event's
+//! name is a pure function of the runtime's uid, the stored status's
+//! `reportSequence` and the Event's reason:
+//! - a crash before the status write leaves the stored status (and its
+//!   sequence) as it was, so the retry diffs from the same stored status and
+//!   names every Event it publishes again exactly as before: the API server
+//!   answers `AlreadyExists` and nothing is repeated. What the retry computes
+//!   may differ (`now` and the Deployment moved on): an Event of the first
+//!   attempt that the retry no longer calls for stays published, and it told
+//!   the truth when it was published;
+//! - a crash after the status write loses nothing: every Event was
+//!   published first;
+//! - every status write increments the sequence, so a later transition with
+//!   the same reason gets a new name, also when the status returns to a
+//!   value it held before (a flapping reference check). The uid tells apart
+//!   a runtime deleted and created again under the same name.
+//!
+//! One diff yields at most one Event per reason (see [`crate::events`]), so
+//! the reason identifies the transition within a report.
+
+use trussium_api::TrussiumRuntimeStatus;
+
+use crate::events::{Transition, transitions};
+use crate::status::semantically_equal;
+
+/// The most a name may be (a DNS subdomain).
+const MAX_NAME: usize = 253;
+/// `.` and 16 hex digits.
+const SUFFIX: usize = 17;
+
+/// What to publish and store.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Announcement {
+    /// Each Event's name and its transition, in emission order.
+    pub events: Vec<(String, Transition)>,
+    /// The status to write, its `reportSequence` one past the stored one.
+    pub status: TrussiumRuntimeStatus,
+}
+
+/// The announcement for replacing `stored` by `projected`, or `None` when
+/// nothing changed (no write, no Event).
+pub fn announce(
+    name: &str,
+    uid: &str,
+    stored: Option<&TrussiumRuntimeStatus>,
+    projected: TrussiumRuntimeStatus,
+) -> Option<Announcement> {
+    if stored.is_some_and(|stored| semantically_equal(stored, &projected)) {
+        return None;
+    }
+    let sequence = stored.and_then(|s| s.report_sequence).unwrap_or(0);
+    let events = transitions(stored, &projected)
+        .into_iter()
+        .map(|t| (event_name(name, uid, sequence, t.reason), t))
+        .collect();
+    let status = TrussiumRuntimeStatus {
+        report_sequence: Some(sequence.saturating_add(1)),
+        ..projected
+    };
+    Some(Announcement { events, status })
+}
+
+/// `<runtime name>.<16 hex digits>`: the digits hash the uid, the stored
+/// status's sequence and the reason. Readable (`kubectl get events` shows the
+/// runtime's name) and at most 253 characters.
+pub fn event_name(name: &str, uid: &str, sequence: i64, reason: &str) -> String {
+    let mut hash = Fnv1a::new();
+    for part in [uid, &sequence.to_string(), reason] {
+        hash.write(part.as_bytes());
+        // A separator no part contains: ("ab","c") and ("a","bc") differ.
+        hash.write(&[0]);
+    }
+    let mut prefix: &str = name;
+    if prefix.len() > MAX_NAME - SUFFIX {
+        // Names are ASCII (a DNS subdomain), so any byte is a boundary.
+        prefix = prefix.get(..MAX_NAME - SUFFIX).unwrap_or(prefix);
+    }
+    let prefix = prefix.trim_end_matches(['.', '-']);
+    format!("{prefix}.{:016x}", hash.finish())
+}
+
+/// 64-bit FNV-1a: stable across builds and platforms (std's hashers are
+/// not), and enough to keep the names of one runtime's Events apart.
+struct Fnv1a(u64);
+
+impl Fnv1a {
+    fn new() -> Self {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 ^= u64::from(*byte);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+    use k8s_openapi::jiff::Timestamp;
+    use trussium_api::condition_type;
+
+    use super::*;
+    use crate::events::reason;
+
+    const UID: &str = "0b5c6f3e-2f7a-4a57-9d59-1c1f2b0e7a11";
+
+    fn condition(type_: &str, status: &str, reason: &str, second: i64) -> Condition {
+        Condition {
+            type_: type_.into(),
+            status: status.into(),
+            reason: reason.into(),
+            message: format!("{type_} {status} {reason}"),
+            observed_generation: Some(1),
+            last_transition_time: Time(
+                Timestamp::from_second(second).unwrap_or(Timestamp::UNIX_EPOCH),
+            ),
+        }
+    }
+
+    /// A status with every condition as given (`Ready` etc. `True`/`False`).
+    fn status(
+        progressing: bool,
+        ready: bool,
+        degraded: bool,
+        second: i64,
+    ) -> TrussiumRuntimeStatus {
+        let s = |b: bool| if b { "True" } else { "False" };
+        TrussiumRuntimeStatus {
+            observed_generation: Some(1),
+            desired_image: Some("r:a".into()),
+            conditions: vec![
+                condition(
+                    condition_type::CONFIGURATION_VALID,
+                    "True",
+                    "ReferencesResolved",
+                    0,
+                ),
+                condition(
+                    condition_type::PROGRESSING,
+                    s(progressing),
+                    if progressing {
+                        "DeploymentProgressing"
+                    } else {
+                        "ReconciliationComplete"
+                    },
+                    second,
+                ),
+                condition(
+                    condition_type::READY,
+                    s(ready),
+                    if ready {
+                        "RuntimeReady"
+                    } else {
+                        "RuntimeNotReady"
+                    },
+                    second,
+                ),
+                condition(
+                    condition_type::DEGRADED,
+                    s(degraded),
+                    if degraded {
+                        "ProgressDeadlineExceeded"
+                    } else {
+                        "AsExpected"
+                    },
+                    second,
+                ),
+            ],
+            ..TrussiumRuntimeStatus::default()
+        }
+    }
+
+    fn with_sequence(mut s: TrussiumRuntimeStatus, n: i64) -> TrussiumRuntimeStatus {
+        s.report_sequence = Some(n);
+        s
+    }
+
+    #[test]
+    fn names_are_a_pure_function_of_uid_sequence_and_reason() {
+        let a = event_name("x", UID, 3, reason::RUNTIME_READY);
+        assert_eq!(a, event_name("x", UID, 3, reason::RUNTIME_READY));
+        assert!(a.starts_with("x."), "{a}");
+        assert_eq!(a.len(), "x.".len() + 16);
+        // Pinned: a name must not change between operator versions, or an
+        // upgrade of the operator in the middle of a report repeats Events.
+        assert_eq!(
+            a,
+            format!("x.{:016x}", {
+                let mut h = Fnv1a::new();
+                for part in [UID, "3", reason::RUNTIME_READY] {
+                    h.write(part.as_bytes());
+                    h.write(&[0]);
+                }
+                h.finish()
+            })
+        );
+    }
+
+    #[test]
+    fn names_differ_in_every_input() {
+        let reasons = [
+            reason::RUNTIME_PROGRESSING,
+            reason::RUNTIME_READY,
+            reason::RUNTIME_RECOVERED,
+            reason::RUNTIME_SCALED_TO_ZERO,
+            reason::RUNTIME_UPGRADE_STARTED,
+            reason::RUNTIME_UPGRADE_COMPLETED,
+            reason::CONFIGURATION_INVALID,
+            reason::RECONCILIATION_FAILED,
+            reason::RUNTIME_DEGRADED,
+            reason::RUNTIME_UPGRADE_FAILED,
+        ];
+        let uids = [UID, "another-uid"];
+        let mut names = BTreeSet::new();
+        let mut count = 0;
+        for uid in uids {
+            for sequence in 0..200 {
+                for reason in reasons {
+                    names.insert(event_name("x", uid, sequence, reason));
+                    count += 1;
+                }
+            }
+        }
+        assert_eq!(names.len(), count);
+    }
+
+    #[test]
+    fn long_names_are_cut_to_a_valid_subdomain() {
+        let long = format!("{}-{}", "a".repeat(240), "b".repeat(12));
+        let name = event_name(&long, UID, 0, reason::RUNTIME_READY);
+        assert!(name.len() <= MAX_NAME, "{}", name.len());
+        let dotted = format!("{}.{}", "a".repeat(235), "b".repeat(17));
+        let name = event_name(&dotted, UID, 0, reason::RUNTIME_READY);
+        assert!(name.len() <= MAX_NAME);
+        assert!(!name.contains(".."), "{name}");
+        let exact = "c".repeat(MAX_NAME - SUFFIX);
+        assert_eq!(
+            event_name(&exact, UID, 0, reason::RUNTIME_READY).len(),
+            MAX_NAME
+        );
+    }
+
+    #[test]
+    fn nothing_changed_announces_nothing() {
+        let s = with_sequence(status(false, true, false, 10), 4);
+        assert_eq!(announce("x", UID, Some(&s), s.clone()), None);
+        // The sequence alone is no change either.
+        let mut other = s.clone();
+        other.report_sequence = Some(9);
+        assert_eq!(announce("x", UID, Some(&s), other), None);
+    }
+
+    #[test]
+    fn a_write_moves_the_sequence_and_names_events_after_the_stored_one() {
+        let stored = with_sequence(status(true, false, false, 10), 4);
+        let new = status(false, true, false, 20);
+        let a = announce("x", UID, Some(&stored), new.clone())
+            .unwrap_or_else(|| panic!("expected a change"));
+        assert_eq!(a.status.report_sequence, Some(5));
+        assert_eq!(
+            a.status,
+            TrussiumRuntimeStatus {
+                report_sequence: Some(5),
+                ..new
+            }
+        );
+        let names: Vec<_> = a
+            .events
+            .iter()
+            .map(|(n, t)| (n.clone(), t.reason))
+            .collect();
+        assert_eq!(
+            names,
+            [(
+                event_name("x", UID, 4, reason::RUNTIME_READY),
+                reason::RUNTIME_READY
+            )]
+        );
+    }
+
+    #[test]
+    fn a_first_report_starts_the_sequence() {
+        let a = announce("x", UID, None, status(true, false, false, 1))
+            .unwrap_or_else(|| panic!("expected a change"));
+        assert_eq!(a.status.report_sequence, Some(1));
+        assert!(
+            a.events
+                .iter()
+                .all(|(n, t)| *n == event_name("x", UID, 0, t.reason))
+        );
+    }
+
+    /// Every pair of statuses out of a set of shapes: a retry from the same
+    /// stored status (after a crash between publish and status write) names
+    /// each Event it calls for again exactly as the first attempt did, even
+    /// when the world moved on; and Events of consecutive reports never
+    /// share a name.
+    #[test]
+    fn retries_reuse_names_and_later_reports_never_do() {
+        let mut shapes = Vec::new();
+        for progressing in [false, true] {
+            for ready in [false, true] {
+                for degraded in [false, true] {
+                    for second in [10, 20] {
+                        shapes.push(status(progressing, ready, degraded, second));
+                    }
+                }
+            }
+        }
+        for (i, stored) in shapes.iter().enumerate() {
+            let stored = with_sequence(stored.clone(), i as i64);
+            for first in &shapes {
+                let Some(a) = announce("x", UID, Some(&stored), first.clone()) else {
+                    continue;
+                };
+                for retry in &shapes {
+                    let Some(b) = announce("x", UID, Some(&stored), retry.clone()) else {
+                        continue;
+                    };
+                    for (name, t) in &b.events {
+                        if let Some((first_name, _)) =
+                            a.events.iter().find(|(_, u)| u.reason == t.reason)
+                        {
+                            assert_eq!(name, first_name);
+                        }
+                    }
+                    assert_eq!(a.status.report_sequence, b.status.report_sequence);
+                }
+                // The next report, from what the first one stored.
+                for next in &shapes {
+                    let Some(c) = announce("x", UID, Some(&a.status), next.clone()) else {
+                        continue;
+                    };
+                    for (name, _) in &c.events {
+                        assert!(
+                            a.events.iter().all(|(n, _)| n != name),
+                            "a later report reused {name}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// A status that comes back to exactly what it was (same conditions,
+    /// same times) still names the next Events afresh.
+    #[test]
+    fn a_status_that_returns_to_an_earlier_value_gets_new_names() {
+        let invalid = |reason: &str, sequence| {
+            let mut s = status(false, false, false, 10);
+            s.conditions[0] = condition(condition_type::CONFIGURATION_VALID, "False", reason, 5);
+            with_sequence(s, sequence)
+        };
+        let first = invalid("SecretNotFound", 1);
+        let a = announce("x", UID, Some(&first), invalid("ReferenceCheckFailed", 0))
+            .unwrap_or_else(|| panic!("expected a change"));
+        let b = announce("x", UID, Some(&a.status), invalid("SecretNotFound", 0))
+            .unwrap_or_else(|| panic!("expected a change"));
+        let c = announce(
+            "x",
+            UID,
+            Some(&b.status),
+            invalid("ReferenceCheckFailed", 0),
+        )
+        .unwrap_or_else(|| panic!("expected a change"));
+        assert_eq!(a.events.len(), 1);
+        assert_eq!(c.events.len(), 1);
+        assert_ne!(a.events[0].0, c.events[0].0);
+        assert_eq!(c.status.report_sequence, Some(4));
+    }
+}

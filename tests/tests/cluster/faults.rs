@@ -1,0 +1,467 @@
+//! Faults the operator survives without losing or repeating an Event: a
+//! `kill -9` while it converges many runtimes, its Secret permission
+//! revoked and restored, a second writer fighting over a field it owns, and
+//! an object someone else created under a runtime's name. (API server and
+//! etcd restarts need the cluster to themselves: see the
+//! `control_plane_faults` test binary.)
+//!
+//! Recovery times and write rates are printed (`--nocapture` shows them);
+//! they are figures, not assertions.
+
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
+use k8s_openapi::api::networking::v1::NetworkPolicy;
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kube::{Api, ResourceExt};
+use serde_json::json;
+use trussium_api::condition_type;
+use trussium_e2e::{Operator, repo_root, service_account_username, wait_for};
+
+use crate::fault_support::{all_ready, check_first_rollout_events, events_by_runtime};
+use crate::harness::{BoxError, CONVERGE, EVENTS_QUIET, Harness, TestResult, ensure, run};
+use crate::status_support::{OLD_TAG, runtime};
+
+const N: &str = "Normal";
+const W: &str = "Warning";
+
+/// How many runtimes the crash test converges (`TRUSSIUM_FAULT_RUNTIMES`
+/// overrides; the contract's figure is 200).
+fn fault_runtimes() -> usize {
+    std::env::var("TRUSSIUM_FAULT_RUNTIMES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(200)
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn a_killed_operator_loses_and_repeats_no_event() -> TestResult {
+    let count = fault_runtimes();
+    run(
+        "fault-kill",
+        &["--progress-deadline-seconds=120"],
+        async |h| {
+            for i in 0..count {
+                h.create_runtime(runtime(&format!("rt-{i:03}"), OLD_TAG, 1, None))
+                    .await?;
+            }
+            // Two crashes while it converges: after a quarter and after half of
+            // the runtimes have a status, wherever each reconcile happens to be
+            // (between publishing Events and writing the status included).
+            let mut last_crash = Instant::now();
+            for share in [4, 2] {
+                let runtimes = h.runtimes();
+                wait_for(
+                    &format!("1/{share} of the runtimes to have a status"),
+                    Duration::from_secs(600),
+                    async || {
+                        let list = runtimes.list(&ListParams::default()).await?.items;
+                        let reported = list.iter().filter(|rt| rt.status.is_some()).count();
+                        Ok((reported * share >= count).then_some(()))
+                    },
+                )
+                .await?;
+                h.operator.crash_and_restart().await?;
+                last_crash = Instant::now();
+            }
+            let runtimes = wait_for(
+                &format!("all {count} runtimes to be Ready"),
+                Duration::from_secs(900),
+                async || Ok(all_ready(h, count).await?),
+            )
+            .await?;
+            eprintln!(
+                "fault-kill: {count} runtimes Ready {:.1}s after the second kill -9",
+                last_crash.elapsed().as_secs_f64()
+            );
+            // Events may trail the status that records them by nothing (they are
+            // published first), so what is there now is complete.
+            let events = events_by_runtime(h).await?;
+            check_first_rollout_events(&runtimes, &events)?;
+            // And nothing more comes.
+            tokio::time::sleep(EVENTS_QUIET).await;
+            ensure(
+                events_by_runtime(h).await? == events,
+                "Events changed after convergence",
+            )
+        },
+    )
+    .await
+}
+
+/// A ServiceAccount of the test's own with a copy of the operator's
+/// ClusterRole, so that revoking a permission touches no other test.
+struct OwnAccount {
+    role: String,
+    roles: Api<ClusterRole>,
+    bindings: Api<ClusterRoleBinding>,
+    rules: serde_json::Value,
+}
+
+impl OwnAccount {
+    async fn create(h: &Harness, account: &str) -> Result<Self, BoxError> {
+        let client = h.ns.client.clone();
+        let sa: ServiceAccount = serde_json::from_value(json!({"metadata": {"name": account}}))?;
+        h.api::<ServiceAccount>()
+            .create(&PostParams::default(), &sa)
+            .await?;
+        let path = repo_root().join("deploy/rbac/cluster_role.yaml");
+        let mut role: serde_json::Value = serde_yaml::from_str(&std::fs::read_to_string(&path)?)?;
+        let name = format!("trussium-fault-{}", h.namespace());
+        role["metadata"] = json!({ "name": name });
+        let rules = role["rules"].clone();
+        let roles: Api<ClusterRole> = Api::all(client.clone());
+        roles
+            .create(&PostParams::default(), &serde_json::from_value(role)?)
+            .await?;
+        let bindings: Api<ClusterRoleBinding> = Api::all(client);
+        let binding = json!({
+            "metadata": { "name": name },
+            "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name },
+            "subjects": [{ "kind": "ServiceAccount", "name": account, "namespace": h.namespace() }],
+        });
+        bindings
+            .create(&PostParams::default(), &serde_json::from_value(binding)?)
+            .await?;
+        Ok(OwnAccount {
+            role: name,
+            roles,
+            bindings,
+            rules,
+        })
+    }
+
+    /// Sets the role's rules to the operator's, minus those on `resource`
+    /// when `without` is given.
+    async fn set_rules(&self, without: Option<&str>) -> TestResult {
+        let rules: Vec<serde_json::Value> = self
+            .rules
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|r| {
+                without.is_none_or(|w| {
+                    !r["resources"]
+                        .as_array()
+                        .is_some_and(|a| a.iter().any(|x| x == w))
+                })
+            })
+            .collect();
+        self.roles
+            .patch(
+                &self.role,
+                &PatchParams::default(),
+                &Patch::Merge(json!({ "rules": rules })),
+            )
+            .await?;
+        Ok(())
+    }
+
+    async fn delete(&self) {
+        let _ = self
+            .bindings
+            .delete(&self.role, &DeleteParams::default())
+            .await;
+        let _ = self
+            .roles
+            .delete(&self.role, &DeleteParams::default())
+            .await;
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn a_revoked_secret_permission_warns_once_and_recovers() -> TestResult {
+    run("fault-rbac", &[], async |h| {
+        let account = OwnAccount::create(h, "fault-operator").await?;
+        let outcome = revoked_secret_permission(h, &account).await;
+        account.delete().await;
+        outcome
+    })
+    .await
+}
+
+async fn revoked_secret_permission(h: &mut Harness, account: &OwnAccount) -> TestResult {
+    h.operator.stop().await;
+    h.operator = Operator::start_as(
+        &h.ns.client,
+        h.namespace(),
+        "fault-operator",
+        h.namespace(),
+        &[],
+    )
+    .await?;
+    let user = service_account_username(h.namespace(), "fault-operator");
+    h.create_secret("creds", "api-key", "rbac-test-value")
+        .await?;
+    let rt = h
+        .create_runtime(runtime("x", OLD_TAG, 1, Some("creds")))
+        .await?;
+    h.wait_ready("x").await?;
+    let first = [(N, "RuntimeProgressing"), (N, "RuntimeReady")];
+    h.expect_events(&rt, &first).await?;
+
+    // Revoked. The next reconcile (here: an owned ConfigMap deleted) cannot
+    // check the Secret.
+    account.set_rules(Some("secrets")).await?;
+    let revoked_at = Instant::now();
+    let mark = h.audit.mark();
+    wait_for(
+        "the operator to be refused a Secret check",
+        CONVERGE,
+        async || {
+            // (The role change reaches the authorizer through a watch.)
+            let _ = h
+                .api::<ConfigMap>()
+                .delete("x", &DeleteParams::default())
+                .await;
+            let refused = forbidden_secret_checks(h, &user, &mark)?;
+            Ok((refused > 0).then_some(()))
+        },
+    )
+    .await?;
+    let failed = h
+        .wait_condition(
+            "x",
+            condition_type::CONFIGURATION_VALID,
+            "False",
+            Some("ReferenceCheckFailed"),
+            CONVERGE,
+        )
+        .await?;
+    let message = failed
+        .status
+        .as_ref()
+        .and_then(|s| s.condition(condition_type::CONFIGURATION_VALID))
+        .map(|c| c.message.clone())
+        .unwrap_or_default();
+    ensure(
+        message.contains("forbidden") || message.contains("Forbidden"),
+        format!("ReferenceCheckFailed message: {message}"),
+    )?;
+    eprintln!(
+        "fault-rbac: ReferenceCheckFailed {:.1}s after the revocation",
+        revoked_at.elapsed().as_secs_f64()
+    );
+    let warned = [
+        (N, "RuntimeProgressing"),
+        (N, "RuntimeReady"),
+        (W, "ConfigurationInvalid"),
+    ];
+    h.expect_events(&rt, &warned).await?;
+    // It keeps retrying (every 15 s) and keeps being refused: still one
+    // Warning.
+    let retries = h.audit.mark();
+    wait_for("two more refused checks", CONVERGE, async || {
+        Ok((forbidden_secret_checks(h, &user, &retries)? >= 2).then_some(()))
+    })
+    .await?;
+    h.events_stay(&rt, &warned).await?;
+    ensure(
+        h.api::<ConfigMap>().get_opt("x").await?.is_none(),
+        "an owned object was rebuilt while the check failed",
+    )?;
+
+    // Restored: the next retry (or the Secret watch, re-listing) recovers.
+    account.set_rules(None).await?;
+    let restored_at = Instant::now();
+    let rt = h.wait_ready("x").await?;
+    h.wait_exists::<ConfigMap>("the ConfigMap", "x").await?;
+    eprintln!(
+        "fault-rbac: Ready {:.1}s after the permission was restored",
+        restored_at.elapsed().as_secs_f64()
+    );
+    let recovered = [
+        (N, "RuntimeProgressing"),
+        (N, "RuntimeReady"),
+        (W, "ConfigurationInvalid"),
+        (N, "RuntimeRecovered"),
+        (N, "RuntimeReady"),
+    ];
+    h.expect_events(&rt, &recovered).await?;
+    h.events_stay(&rt, &recovered).await
+}
+
+/// Refused Secret requests of `user` in the namespace since `mark`.
+fn forbidden_secret_checks(
+    h: &Harness,
+    user: &str,
+    mark: &trussium_e2e::AuditMark,
+) -> Result<usize, BoxError> {
+    Ok(h.audit
+        .events_since(mark)?
+        .iter()
+        .filter(|e| {
+            e.stage == "ResponseComplete"
+                && e.user.username == user
+                && e.resource() == "secrets"
+                && e.code() == 403
+                && e.object_ref.as_ref().and_then(|o| o.namespace.as_deref()) == Some(h.namespace())
+        })
+        .count())
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn a_second_writer_does_not_make_the_operator_loop() -> TestResult {
+    const FIGHT: Duration = Duration::from_secs(20);
+    const EVERY: Duration = Duration::from_millis(200);
+    run("fault-fight", &[], async |h| {
+        let rt = h.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
+        h.wait_ready("x").await?;
+        let first = [(N, "RuntimeProgressing"), (N, "RuntimeReady")];
+        h.expect_events(&rt, &first).await?;
+        h.wait_until_quiet(Duration::from_secs(2)).await?;
+
+        // Another controller insists on a label value the operator applies.
+        let deployments = h.api::<Deployment>();
+        let mark = h.audit.mark();
+        let started = Instant::now();
+        let mut fights = 0_u32;
+        while started.elapsed() < FIGHT {
+            let value = format!("fighter-{fights}");
+            deployments
+                .patch(
+                    "x",
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"metadata": {"labels": {"app.kubernetes.io/component": value}}})),
+                )
+                .await?;
+            fights += 1;
+            tokio::time::sleep(EVERY).await;
+        }
+        let fought = started.elapsed().as_secs_f64();
+        let writes = h.operator_writes_since(&mark).await?;
+        let deployment_writes = writes
+            .iter()
+            .filter(|e| e.resource() == "deployments")
+            .count();
+        eprintln!(
+            "fault-fight: over {fought:.1}s the second writer wrote {fights} times ({:.1}/s), \
+             the operator {deployment_writes} times ({:.2}/s) and {} writes in all",
+            f64::from(fights) / fought,
+            deployment_writes as f64 / fought,
+            writes.len()
+        );
+        // Bounded: at most one correction per change it saw, never a loop
+        // of its own, and no status or Event churn.
+        ensure(
+            deployment_writes <= fights as usize,
+            format!("the operator wrote the Deployment {deployment_writes} times against {fights} changes"),
+        )?;
+        ensure(
+            writes.iter().all(|e| e.resource() == "deployments"),
+            format!("the fight made the operator write other things: {}", crate::operator_support::describe(&writes)),
+        )?;
+        h.events_stay(&rt, &first).await?;
+        // Once the fight ends, the operator's value holds and it goes quiet.
+        h.wait_object::<Deployment>("the operator's label back", "x", CONVERGE, |d| {
+            d.labels().get("app.kubernetes.io/component").map(String::as_str) == Some("runtime")
+        })
+        .await?;
+        h.wait_until_quiet(Duration::from_secs(3)).await?;
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn an_object_someone_else_created_is_never_taken_over() -> TestResult {
+    run("fault-foreign", &[], async |h| {
+        let config_maps = h.api::<ConfigMap>();
+        let foreign: ConfigMap = serde_json::from_value(json!({
+            "metadata": {"name": "x", "labels": {"team": "someone-else"}},
+            "data": {"owner": "someone else"},
+        }))?;
+        let foreign = config_maps.create(&PostParams::default(), &foreign).await?;
+        // An optional kind the runtime does not want: not ours to delete.
+        let policy: NetworkPolicy = serde_json::from_value(json!({
+            "metadata": {"name": "x"},
+            "spec": {"podSelector": {}, "policyTypes": ["Ingress"]},
+        }))?;
+        let policy = h
+            .api::<NetworkPolicy>()
+            .create(&PostParams::default(), &policy)
+            .await?;
+        h.create_secret("creds", "api-key", "foreign-test-value")
+            .await?;
+        let mark = h.audit.mark();
+        let rt = h
+            .create_runtime(runtime("x", OLD_TAG, 1, Some("creds")))
+            .await?;
+
+        let stuck = h
+            .wait_condition(
+                "x",
+                condition_type::DEGRADED,
+                "True",
+                Some("ReconciliationFailed"),
+                CONVERGE,
+            )
+            .await?;
+        let message = stuck
+            .status
+            .as_ref()
+            .and_then(|s| s.condition(condition_type::DEGRADED))
+            .map(|c| c.message.clone())
+            .unwrap_or_default();
+        ensure(
+            message.contains("ConfigMap") && message.contains("not controlled by"),
+            format!("the status does not say why it is stuck: {message}"),
+        )?;
+        h.expect_events(&rt, &[(W, "ReconciliationFailed")]).await?;
+        // It retries (every 15 s) and stays stuck, saying so once.
+        let retries = h.audit.mark();
+        h.wait_for_reconciles("creds", &retries, 1).await?;
+        h.events_stay(&rt, &[(W, "ReconciliationFailed")]).await?;
+        let now = config_maps.get("x").await?;
+        ensure(
+            now.resource_version() == foreign.resource_version()
+                && now.owner_references().is_empty(),
+            "the foreign ConfigMap was changed",
+        )?;
+        let writes = h.operator_writes_since(&mark).await?;
+        ensure(
+            !writes
+                .iter()
+                .any(|e| matches!(e.resource().as_str(), "configmaps" | "networkpolicies")),
+            format!(
+                "the operator wrote someone else's objects: {}",
+                crate::operator_support::describe(&writes)
+            ),
+        )?;
+
+        // Out of the way: it converges, and still leaves the policy alone.
+        config_maps.delete("x", &DeleteParams::default()).await?;
+        let rt = h.wait_ready("x").await?;
+        h.expect_any_events(
+            &rt.uid().unwrap_or_default(),
+            &[vec![
+                (W, "ReconciliationFailed"),
+                (N, "RuntimeProgressing"),
+                (N, "RuntimeRecovered"),
+                (N, "RuntimeReady"),
+            ]],
+        )
+        .await?;
+        let still = h.api::<NetworkPolicy>().get("x").await?;
+        ensure(
+            still.resource_version() == policy.resource_version(),
+            "the foreign NetworkPolicy was changed or deleted",
+        )?;
+        let owned = h.api::<ConfigMap>().get("x").await?;
+        ensure(
+            owned
+                .owner_references()
+                .iter()
+                .any(|o| Some(&o.uid) == rt.metadata.uid.as_ref()),
+            "the recreated ConfigMap is not the runtime's",
+        )
+    })
+    .await
+}

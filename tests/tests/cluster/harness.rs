@@ -1,0 +1,625 @@
+//! The one cluster-test harness: a namespace of its own with its own operator
+//! (running as the operator's ServiceAccount, watching only that namespace),
+//! the audit log, and every way a test waits on the cluster.
+//!
+//! Waiting has two shapes only, both from `trussium_e2e`: [`wait_for`] (until
+//! the final state shows; a fast controller may skip an intermediate state,
+//! so nothing here waits for one) and [`holds_for`] (a bounded window in
+//! which something must not happen).
+
+use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
+use std::time::Duration;
+
+use futures::FutureExt;
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::api::{ListParams, Patch, PatchParams, PostParams};
+use kube::{Api, Resource, ResourceExt};
+use serde_json::{Value, json};
+use trussium_api::TrussiumRuntime;
+use trussium_e2e::{
+    Audit, AuditEvent, AuditMark, OPERATOR_USER, Operator, TestNamespace, admin_kubeconfig_path,
+    holds_for, kubectl_path, require_cluster, wait_for,
+};
+
+use crate::operator_support::{condition, condition_summary};
+use crate::status_support::{Expect, SeenEvent};
+
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+pub type TestResult = Result<(), BoxError>;
+
+/// Long enough for a rollout on KWOK (pods ready in about a second) with
+/// several tests and their operators sharing two cores.
+pub const CONVERGE: Duration = Duration::from_secs(90);
+/// How long Events may lag behind the status write that recorded them.
+pub const EVENTS_LAG: Duration = Duration::from_secs(30);
+/// The window of every "no more Events, no more writes" check.
+pub const EVENTS_QUIET: Duration = Duration::from_secs(5);
+
+/// One test's world: its namespace, its operator and the audit log.
+pub struct Harness {
+    pub ns: TestNamespace,
+    pub operator: Operator,
+    pub audit: Audit,
+}
+
+/// Runs `body` in a fresh namespace with its own operator (started with
+/// `operator_args`); afterwards stops the operator and deletes the
+/// namespace. When the body fails (error or panic) the operator's log is
+/// printed first.
+pub async fn run<F>(prefix: &str, operator_args: &[&str], body: F) -> TestResult
+where
+    F: AsyncFnOnce(&mut Harness) -> TestResult,
+{
+    require_cluster();
+    let ns = TestNamespace::create(prefix).await?;
+    let audit = Audit::open()?;
+    let operator = match Operator::start(&ns.client, &ns.name, operator_args).await {
+        Ok(operator) => operator,
+        Err(err) => {
+            ns.delete().await;
+            return Err(err.into());
+        }
+    };
+    let mut harness = Harness {
+        ns,
+        operator,
+        audit,
+    };
+    let outcome = AssertUnwindSafe(body(&mut harness)).catch_unwind().await;
+    if !matches!(outcome, Ok(Ok(()))) {
+        eprintln!(
+            "---- operator log of namespace {} ({}) ----\n{}---- end of operator log ----",
+            harness.ns.name,
+            harness.operator.log.display(),
+            harness.operator.log_text()
+        );
+    }
+    harness.operator.stop().await;
+    harness.ns.delete().await;
+    match outcome {
+        Ok(result) => result,
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
+/// `Err` with `message` unless `ok`.
+pub fn ensure(ok: bool, message: impl Into<String>) -> TestResult {
+    if ok {
+        Ok(())
+    } else {
+        Err(message.into().into())
+    }
+}
+
+/// `(type, reason)` of each Event, for comparisons.
+pub fn pairs(events: &[SeenEvent]) -> Vec<(&str, &str)> {
+    events
+        .iter()
+        .map(|e| (e.type_.as_str(), e.reason.as_str()))
+        .collect()
+}
+
+fn describe_events(events: &[SeenEvent]) -> String {
+    events
+        .iter()
+        .map(|e| format!("{} {} — {}", e.type_, e.reason, e.note))
+        .collect::<Vec<_>>()
+        .join("\n  ")
+}
+
+impl Harness {
+    pub fn namespace(&self) -> &str {
+        &self.ns.name
+    }
+
+    pub fn api<K>(&self) -> Api<K>
+    where
+        K: Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+        <K as Resource>::DynamicType: Default,
+    {
+        self.ns.api()
+    }
+
+    pub fn runtimes(&self) -> Api<TrussiumRuntime> {
+        self.api()
+    }
+
+    pub fn events(&self) -> Api<Event> {
+        self.api()
+    }
+
+    pub fn secrets(&self) -> Api<Secret> {
+        self.api()
+    }
+
+    /// Creates a runtime from its JSON manifest, as the admin.
+    pub async fn create_runtime(&self, manifest: Value) -> Result<TrussiumRuntime, BoxError> {
+        let rt: TrussiumRuntime = serde_json::from_value(manifest)?;
+        Ok(self.runtimes().create(&PostParams::default(), &rt).await?)
+    }
+
+    pub async fn get(&self, name: &str) -> Result<TrussiumRuntime, BoxError> {
+        Ok(self.runtimes().get(name).await?)
+    }
+
+    /// Merges `spec_changes` into the runtime's spec (JSON merge patch).
+    pub async fn patch_spec(
+        &self,
+        name: &str,
+        spec_changes: Value,
+    ) -> Result<TrussiumRuntime, BoxError> {
+        Ok(self
+            .runtimes()
+            .patch(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({ "spec": spec_changes })),
+            )
+            .await?)
+    }
+
+    /// Merges `spec_changes` into the runtime's spec; returns the new generation.
+    pub async fn set_spec(&self, name: &str, spec_changes: Value) -> Result<i64, BoxError> {
+        let rt = self.patch_spec(name, spec_changes).await?;
+        Ok(rt.metadata.generation.unwrap_or_default())
+    }
+
+    /// Sets `spec.replicas`; returns the new generation.
+    pub async fn set_replicas(&self, name: &str, replicas: i32) -> Result<i64, BoxError> {
+        let rt = self
+            .patch_spec(name, json!({ "replicas": replicas }))
+            .await?;
+        Ok(rt.metadata.generation.unwrap_or_default())
+    }
+
+    /// Sets `spec.image` to `repository:tag`; returns the new generation.
+    pub async fn set_image(&self, name: &str, reference: &str) -> Result<i64, BoxError> {
+        let (repository, tag) = reference
+            .rsplit_once(':')
+            .ok_or_else(|| format!("{reference} has no tag"))?;
+        let rt = self
+            .patch_spec(
+                name,
+                json!({ "image": { "repository": repository, "tag": tag } }),
+            )
+            .await?;
+        Ok(rt.metadata.generation.unwrap_or_default())
+    }
+
+    /// Creates an Opaque Secret with one key.
+    pub async fn create_secret(&self, name: &str, key: &str, value: &str) -> TestResult {
+        self.create_secret_with(name, key, value, BTreeMap::new())
+            .await
+    }
+
+    /// Creates an Opaque Secret with one key and the given annotations.
+    pub async fn create_secret_with(
+        &self,
+        name: &str,
+        key: &str,
+        value: &str,
+        annotations: BTreeMap<String, String>,
+    ) -> TestResult {
+        let secret = Secret {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                annotations: (!annotations.is_empty()).then_some(annotations),
+                ..ObjectMeta::default()
+            },
+            data: Some(BTreeMap::from([(
+                key.to_string(),
+                ByteString(value.as_bytes().to_vec()),
+            )])),
+            type_: Some("Opaque".into()),
+            ..Secret::default()
+        };
+        self.secrets()
+            .create(&PostParams::default(), &secret)
+            .await?;
+        Ok(())
+    }
+
+    /// Replaces the value of one key of a Secret (a rotation).
+    pub async fn rotate_secret(&self, name: &str, key: &str, value: &str) -> TestResult {
+        let encoded = ByteString(value.as_bytes().to_vec());
+        self.secrets()
+            .patch(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({ "data": { key: encoded } })),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Waits until the runtime reports `type_` with `status` (and `reason`,
+    /// when given) for its current generation.
+    pub async fn wait_condition(
+        &self,
+        name: &str,
+        type_: &str,
+        status: &str,
+        reason: Option<&str>,
+        timeout: Duration,
+    ) -> Result<TrussiumRuntime, BoxError> {
+        let runtimes = self.runtimes();
+        let want = match reason {
+            Some(reason) => format!("{status}/{reason}"),
+            None => status.to_string(),
+        };
+        let mut last = String::new();
+        let result = wait_for(
+            &format!("runtime {name} to report {type_}={want}"),
+            timeout,
+            async || {
+                let rt = runtimes.get(name).await?;
+                last = condition_summary(&rt, type_);
+                let current = rt.status.as_ref().and_then(|s| s.observed_generation)
+                    == rt.metadata.generation;
+                let matches = condition(&rt, type_).is_some_and(|c| {
+                    c.status == status
+                        && reason.is_none_or(|r| c.reason == r)
+                        && c.observed_generation == rt.metadata.generation
+                });
+                Ok((current && matches).then_some(rt))
+            },
+        )
+        .await;
+        result.map_err(|e| format!("{e} (last seen: {type_}={last})").into())
+    }
+
+    /// Waits until the runtime is Ready for its current generation.
+    pub async fn wait_ready(&self, name: &str) -> Result<TrussiumRuntime, BoxError> {
+        self.wait_condition(name, "Ready", "True", None, CONVERGE)
+            .await
+    }
+
+    /// Waits until the runtime shows exactly `expect` (all conditions, every
+    /// observedGeneration equal to metadata.generation, every field) and
+    /// returns it. On timeout the error lists what still differs.
+    pub async fn settle(&self, name: &str, expect: &Expect) -> Result<TrussiumRuntime, BoxError> {
+        let mut last = String::new();
+        let result = wait_for(
+            &format!("runtime {name} to settle ({})", expect.label),
+            CONVERGE,
+            async || {
+                let rt = self.get(name).await?;
+                let problems = expect.mismatches(&rt, self.namespace());
+                if problems.is_empty() {
+                    return Ok(Some(rt));
+                }
+                last = format!(
+                    "{}\nstatus: {}",
+                    problems.join("\n  "),
+                    serde_json::to_string_pretty(&rt.status)?
+                );
+                Ok(None)
+            },
+        )
+        .await;
+        result.map_err(|e| format!("{e}:\n  {last}").into())
+    }
+
+    /// Waits until an object exists and `check` accepts it.
+    pub async fn wait_object<K>(
+        &self,
+        what: &str,
+        name: &str,
+        timeout: Duration,
+        check: impl Fn(&K) -> bool,
+    ) -> Result<K, BoxError>
+    where
+        K: Resource<Scope = k8s_openapi::NamespaceResourceScope>
+            + Clone
+            + std::fmt::Debug
+            + serde::de::DeserializeOwned,
+        <K as Resource>::DynamicType: Default,
+    {
+        let api = self.api::<K>();
+        Ok(wait_for(what, timeout, async || {
+            Ok(api.get_opt(name).await?.filter(|o| check(o)))
+        })
+        .await?)
+    }
+
+    /// Waits until an object exists.
+    pub async fn wait_exists<K>(&self, what: &str, name: &str) -> Result<K, BoxError>
+    where
+        K: Resource<Scope = k8s_openapi::NamespaceResourceScope>
+            + Clone
+            + std::fmt::Debug
+            + serde::de::DeserializeOwned,
+        <K as Resource>::DynamicType: Default,
+    {
+        self.wait_object(what, name, CONVERGE, |_: &K| true).await
+    }
+
+    /// Waits until an object is gone.
+    pub async fn wait_gone<K>(&self, what: &str, name: &str, timeout: Duration) -> TestResult
+    where
+        K: Resource<Scope = k8s_openapi::NamespaceResourceScope>
+            + Clone
+            + std::fmt::Debug
+            + serde::de::DeserializeOwned,
+        <K as Resource>::DynamicType: Default,
+    {
+        let api = self.api::<K>();
+        wait_for(what, timeout, async || {
+            Ok(api.get_opt(name).await?.is_none().then_some(()))
+        })
+        .await?;
+        Ok(())
+    }
+
+    /// Every events.k8s.io/v1 Event of the namespace about the object with
+    /// `uid`, in creation order.
+    pub async fn events_of(&self, uid: &str) -> Result<Vec<SeenEvent>, BoxError> {
+        let mut seen: Vec<SeenEvent> = self
+            .events()
+            .list(&ListParams::default())
+            .await?
+            .items
+            .into_iter()
+            .filter(|e| e.regarding.as_ref().and_then(|r| r.uid.as_deref()) == Some(uid))
+            .map(SeenEvent::from)
+            .collect();
+        seen.sort_by_key(|e| e.resource_version);
+        Ok(seen)
+    }
+
+    /// Waits until the Events about `rt` are exactly `expected` (type,
+    /// reason, in order), checks what every one of them must carry, and
+    /// returns them. Fails at once when the Events are no longer a prefix of
+    /// `expected` (more, or something else in place: no wait helps).
+    pub async fn expect_events(
+        &self,
+        rt: &TrussiumRuntime,
+        expected: &[(&str, &str)],
+    ) -> Result<Vec<SeenEvent>, BoxError> {
+        let uid = rt.uid().ok_or("runtime without uid")?;
+        let mut last = Vec::new();
+        let outcome = wait_for(
+            &format!("the Events about {}", rt.name_any()),
+            EVENTS_LAG,
+            async || {
+                let seen = self.events_of(&uid).await?;
+                let got = pairs(&seen);
+                if got == expected {
+                    return Ok(Some(Ok(seen)));
+                }
+                let prefix = got.len() <= expected.len() && expected[..got.len()] == got[..];
+                last = seen.clone();
+                Ok((!prefix).then_some(Err(())))
+            },
+        )
+        .await;
+        match outcome {
+            Ok(Ok(seen)) => {
+                for e in &seen {
+                    e.check(rt)?;
+                }
+                Ok(seen)
+            }
+            _ => Err(format!(
+                "Events about {}: expected\n  {expected:?}\ngot\n  {}",
+                rt.name_any(),
+                describe_events(&last)
+            )
+            .into()),
+        }
+    }
+
+    /// Waits until the Events about the object with `uid` are exactly one of
+    /// `candidates` (type, reason, in order) and returns that one: for steps
+    /// whose Events depend on whether the operator saw a short-lived state
+    /// (a fast rollout may skip it), or come in more than one order.
+    pub async fn expect_any_events(
+        &self,
+        uid: &str,
+        candidates: &[Vec<(&'static str, &'static str)>],
+    ) -> Result<Vec<(&'static str, &'static str)>, BoxError> {
+        let mut last = Vec::new();
+        let found = wait_for(
+            "the Events to be one of the candidates",
+            EVENTS_LAG,
+            async || {
+                let seen = self.events_of(uid).await?;
+                let got = pairs(&seen);
+                let found = candidates.iter().find(|c| **c == got).cloned();
+                last = seen;
+                Ok(found)
+            },
+        )
+        .await;
+        found.map_err(|e| {
+            format!(
+                "{e}: expected one of {candidates:#?}\ngot\n  {}",
+                describe_events(&last)
+            )
+            .into()
+        })
+    }
+
+    /// Over [`EVENTS_QUIET`], the Events about `rt` stay exactly `expected`.
+    pub async fn events_stay(
+        &self,
+        rt: &TrussiumRuntime,
+        expected: &[(&str, &str)],
+    ) -> Result<(), BoxError> {
+        let uid = rt.uid().ok_or("runtime without uid")?;
+        holds_for(
+            &format!("the Events about {} to stay {expected:?}", rt.name_any()),
+            EVENTS_QUIET,
+            async || {
+                let seen = self.events_of(&uid).await?;
+                let got = pairs(&seen);
+                Ok((got != expected).then(|| format!("they are {got:?}")))
+            },
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Every write request (create, update, patch, delete) the operator sent
+    /// in this namespace after `mark`, once the audit log has caught up.
+    pub async fn operator_writes_since(
+        &self,
+        mark: &AuditMark,
+    ) -> Result<Vec<AuditEvent>, BoxError> {
+        self.audit.settle().await?;
+        Ok(self
+            .audit
+            .writes_by(OPERATOR_USER, mark)?
+            .into_iter()
+            .filter(|e| self.in_namespace(e))
+            .collect())
+    }
+
+    /// [`Harness::operator_writes_since`] as `verb resource name` lines.
+    pub async fn operator_writes(&self, mark: &AuditMark) -> Result<Vec<String>, BoxError> {
+        Ok(self
+            .operator_writes_since(mark)
+            .await?
+            .into_iter()
+            .map(|e| {
+                let name = e
+                    .object_ref
+                    .as_ref()
+                    .and_then(|o| o.name.clone())
+                    .unwrap_or_default();
+                format!("{} {} {name}", e.verb, e.resource())
+            })
+            .collect())
+    }
+
+    /// Every audit event of the operator in this namespace after `mark`
+    /// (the policy records writes and Secret requests only).
+    pub async fn operator_events_since(
+        &self,
+        mark: &AuditMark,
+    ) -> Result<Vec<AuditEvent>, BoxError> {
+        self.audit.settle().await?;
+        Ok(self
+            .audit
+            .events_since(mark)?
+            .into_iter()
+            .filter(|e| e.user.username == OPERATOR_USER && self.in_namespace(e))
+            .collect())
+    }
+
+    fn in_namespace(&self, event: &AuditEvent) -> bool {
+        event
+            .object_ref
+            .as_ref()
+            .and_then(|o| o.namespace.as_deref())
+            == Some(self.namespace())
+    }
+
+    /// How many times the operator read the Secret `name` since `mark`: each
+    /// reconcile of a runtime that references it checks it exactly once, so
+    /// this counts reconciles.
+    pub fn secret_checks(&self, name: &str, mark: &AuditMark) -> Result<usize, BoxError> {
+        Ok(self
+            .audit
+            .events_since(mark)?
+            .iter()
+            .filter(|e| {
+                e.stage == "ResponseComplete"
+                    && e.verb == "get"
+                    && e.user.username == OPERATOR_USER
+                    && e.resource() == "secrets"
+                    && self.in_namespace(e)
+                    && e.object_ref.as_ref().and_then(|o| o.name.as_deref()) == Some(name)
+            })
+            .count())
+    }
+
+    /// Waits until the operator has reconciled a runtime referencing the
+    /// Secret `secret` at least `n` times since `mark`.
+    pub async fn wait_for_reconciles(
+        &self,
+        secret: &str,
+        mark: &AuditMark,
+        n: usize,
+    ) -> TestResult {
+        wait_for(
+            &format!("{n} reconciles (checks of Secret {secret})"),
+            CONVERGE,
+            async || Ok((self.secret_checks(secret, mark)? >= n).then_some(())),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Waits until the operator has checked the runtime's Secret after
+    /// `mark`: the visible trace of a reconcile.
+    pub async fn wait_for_secret_check(
+        &self,
+        secret: &str,
+        mark: &AuditMark,
+        timeout: Duration,
+    ) -> TestResult {
+        wait_for(
+            &format!("the operator to check Secret {secret}"),
+            timeout,
+            async || Ok((self.secret_checks(secret, mark)? > 0).then_some(())),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Waits (up to [`CONVERGE`]) for a window of `window` in which the
+    /// operator does not reconcile the runtime referencing Secret `secret`:
+    /// the Deployment controller's last status updates have been seen.
+    pub async fn wait_until_idle(&self, secret: &str, window: Duration) -> TestResult {
+        wait_for("the operator to stop reconciling", CONVERGE, async || {
+            let mark = self.audit.mark();
+            tokio::time::sleep(window).await;
+            self.audit.settle().await?;
+            Ok((self.secret_checks(secret, &mark)? == 0).then_some(()))
+        })
+        .await?;
+        Ok(())
+    }
+
+    /// Waits (up to [`CONVERGE`]) for a window of `window` in which the
+    /// operator writes nothing in the namespace.
+    pub async fn wait_until_quiet(&self, window: Duration) -> TestResult {
+        wait_for("the operator to stop writing", CONVERGE, async || {
+            let mark = self.audit.mark();
+            tokio::time::sleep(window).await;
+            Ok(self.operator_writes(&mark).await?.is_empty().then_some(()))
+        })
+        .await?;
+        Ok(())
+    }
+
+    /// Over [`EVENTS_QUIET`] from `mark`: the operator neither reconciles (no
+    /// check of Secret `secret`) nor writes anything in the namespace.
+    pub async fn stays_idle(&self, secret: &str, mark: &AuditMark) -> TestResult {
+        holds_for("the operator to stay idle", EVENTS_QUIET, async || {
+            self.audit.settle().await?;
+            let writes = self.operator_writes(mark).await?;
+            let checks = self.secret_checks(secret, mark)?;
+            Ok((!writes.is_empty() || checks > 0)
+                .then(|| format!("it reconciled {checks} times and wrote {writes:?}")))
+        })
+        .await?;
+        Ok(())
+    }
+
+    /// Runs the real kubectl as the admin in this namespace.
+    pub async fn kubectl(&self, args: &[&str]) -> Result<std::process::Output, BoxError> {
+        Ok(tokio::process::Command::new(kubectl_path())
+            .env("KUBECONFIG", admin_kubeconfig_path())
+            .arg("--namespace")
+            .arg(self.namespace())
+            .args(args)
+            .output()
+            .await?)
+    }
+}

@@ -1,0 +1,108 @@
+//! Faults of the control plane itself: the API server and etcd restarted
+//! while the operator converges runtimes. The operator must recover without
+//! a restart of its own and announce every runtime's rollout exactly once.
+//!
+//! A test binary of its own: cargo runs test binaries one after another, so
+//! nothing of the `cluster` binary runs while a component is down; within
+//! this binary the tests take turns ([`SERIAL`]). Recovery times are
+//! printed (`--nocapture`); they are figures, not assertions.
+
+// The harness of the cluster tests, shared as source.
+#[allow(dead_code, unused_imports)]
+#[path = "../cluster/fault_support.rs"]
+mod fault_support;
+#[allow(dead_code, unused_imports)]
+#[path = "../cluster/harness.rs"]
+mod harness;
+#[allow(dead_code, unused_imports)]
+#[path = "../cluster/operator_support.rs"]
+mod operator_support;
+#[allow(dead_code, unused_imports)]
+#[path = "../cluster/status_support.rs"]
+mod status_support;
+
+use std::time::{Duration, Instant};
+
+use kube::api::ListParams;
+use trussium_e2e::{repo_root, wait_for};
+
+use fault_support::{all_ready, check_first_rollout_events, events_by_runtime};
+use harness::{BoxError, TestResult, ensure, run};
+use status_support::{OLD_TAG, runtime};
+
+/// One control-plane fault at a time.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+const RUNTIMES: usize = 30;
+
+/// Runs `tests/cluster/component.sh <action> <component>`.
+async fn component(action: &str, name: &str) -> TestResult {
+    let script = repo_root().join("tests/cluster/component.sh");
+    let status = tokio::process::Command::new(&script)
+        .args([action, name])
+        .status()
+        .await?;
+    ensure(
+        status.success(),
+        format!("{} {action} {name}: {status}", script.display()),
+    )
+}
+
+/// Creates runtimes, restarts `name` once a third of them has a status,
+/// and checks that all converge with the same operator process and each
+/// first rollout announced exactly once.
+async fn converge_through_restart_of(name: &'static str) -> TestResult {
+    let _turn = SERIAL.lock().await;
+    run(&format!("cp-{name}"), &[], async |h| {
+        for i in 0..RUNTIMES {
+            h.create_runtime(runtime(&format!("rt-{i:02}"), OLD_TAG, 1, None))
+                .await?;
+        }
+        let runtimes = h.runtimes();
+        wait_for(
+            "a third of the runtimes to have a status",
+            Duration::from_secs(300),
+            async || {
+                let list = runtimes.list(&ListParams::default()).await?.items;
+                let reported = list.iter().filter(|rt| rt.status.is_some()).count();
+                Ok((reported * 3 >= RUNTIMES).then_some(()))
+            },
+        )
+        .await?;
+        let pid = h.operator.pid();
+        let stopped = Instant::now();
+        component("restart", name).await?;
+        let back = Instant::now();
+        let all = wait_for(
+            &format!("all {RUNTIMES} runtimes to be Ready after {name} restarted"),
+            Duration::from_secs(600),
+            async || Ok(all_ready(h, RUNTIMES).await?),
+        )
+        .await?;
+        eprintln!(
+            "cp-{name}: restart took {:.1}s; all {RUNTIMES} runtimes Ready {:.1}s after the API server was ready again",
+            (back - stopped).as_secs_f64(),
+            back.elapsed().as_secs_f64()
+        );
+        ensure(
+            h.operator.is_running() && h.operator.pid() == pid,
+            "the operator did not survive the restart",
+        )?;
+        let events = events_by_runtime(h).await?;
+        check_first_rollout_events(&all, &events)?;
+        Ok::<(), BoxError>(())
+    })
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn the_operator_rides_out_an_api_server_restart() -> TestResult {
+    converge_through_restart_of("kube-apiserver").await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn the_operator_rides_out_an_etcd_restart() -> TestResult {
+    converge_through_restart_of("etcd").await
+}
