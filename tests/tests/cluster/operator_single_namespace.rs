@@ -159,7 +159,14 @@ async fn a_single_namespace_operator_runs_on_a_role_alone() -> TestResult {
 
         let as_operator =
             client_as_service_account(&admin, OPERATOR_NAMESPACE, &identity.name).await?;
-        assert!(can(&as_operator, "watch", "secrets", Some(&ns.name)).await?);
+        // The RBAC authorizer serves from its informer: a RoleBinding just
+        // stored takes effect a moment later.
+        wait_for("the overlay's Role to take effect", CONVERGE, async || {
+            Ok(can(&as_operator, "watch", "secrets", Some(&ns.name))
+                .await?
+                .then_some(()))
+        })
+        .await?;
         assert!(
             !can(&as_operator, "list", "secrets", None).await?,
             "no cluster-wide Secret reads"
