@@ -71,17 +71,20 @@ test-repeat: ## make test N times in a row (N=5) on fresh clusters; stops at the
 	done
 
 .PHONY: bench
-bench: bench-plugin bench-operator ## Both benchmarks, against the running local cluster (prints figures)
+bench: ## Both benchmarks at 100 and 1000 runtimes, against the running local cluster (prints a table)
+	$(MAKE) bench-plugin
+	$(MAKE) bench-operator BENCH_RUNTIMES="100 1000"
 
 .PHONY: bench-plugin
 bench-plugin: ## kubectl trussium status vs kubectl get, for 1 and 1000 runtimes
 	scripts/bench.sh
 
+BENCH_RUNTIMES ?= 100
 .PHONY: bench-operator
-bench-operator: ## Operator: time to Ready, writes, quiet-period writes, upgrade time, peak RSS (BENCH_RUNTIMES=100)
-	cargo build --release -p trussium-operator
+bench-operator: ## Operator against kubectl apply: time to Ready, requests, idle, RSS, latency, concurrency (BENCH_RUNTIMES="100")
+	cargo build --release -p trussium-operator -p kubectl-trussium
 	source tests/cluster/env.sh && TRUSSIUM_OPERATOR_BIN=$(CURDIR)/target/release/trussium-operator \
-		cargo bench -p trussium-e2e --bench operator
+		BENCH_RUNTIMES="$(BENCH_RUNTIMES)" cargo bench -p trussium-e2e --bench operator
 
 .PHONY: image
 image: ## The operator image (static binary, FROM scratch) into dist/oci with buildah; prints size and digest

@@ -2,19 +2,24 @@
 //! reports honest status.
 //!
 //! Functional core, thin shell: [`resources`] builds every owned object,
-//! [`status`] projects the status, [`events`] diffs two statuses into Events
-//! and [`announcement`] names them so that each is published exactly once,
-//! all as pure functions; [`controller`] only fetches, applies, writes status
-//! and publishes.
+//! [`drift`] and [`ownership`] decide whether and how an observed object must
+//! be applied again, [`status`] projects the status, [`events`] diffs two
+//! statuses into transitions, [`announcement`] names them so that each is
+//! published exactly once and [`event_objects`] turns them into Events, all
+//! as pure functions; [`controller`] only watches, applies, writes status and
+//! publishes.
 
 pub mod announcement;
 pub mod config;
 pub mod controller;
+pub mod drift;
 pub mod endpoints;
+pub mod event_objects;
 pub mod events;
 pub mod health;
 pub mod leader;
 pub mod metrics;
+pub mod ownership;
 pub mod references;
 pub mod resources;
 pub mod status;

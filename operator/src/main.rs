@@ -46,6 +46,13 @@ struct Cli {
           value_parser = clap::value_parser!(u16).range(1..))]
     concurrency: u16,
 
+    /// Seconds between reconciles of a runtime nothing changed. Each is
+    /// decided from the watch caches and sends no request unless something
+    /// must change.
+    #[arg(long, env = "TRUSSIUM_RESYNC_SECONDS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    resync_seconds: u64,
+
     /// Log format.
     #[arg(long, env = "TRUSSIUM_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -210,7 +217,10 @@ async fn main() -> ExitCode {
         client,
         config,
         scope,
-        cli.concurrency,
+        controller::Pace {
+            concurrency: cli.concurrency,
+            resync: std::time::Duration::from_secs(cli.resync_seconds),
+        },
         reporter,
         instruments,
         stopping,

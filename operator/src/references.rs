@@ -1,7 +1,7 @@
 //! Secret references of a runtime, and the outcome of checking that they exist.
 //!
-//! The check itself (metadata-only requests) lives in the controller; this
-//! module is the pure part both sides agree on.
+//! The controller answers "does this Secret exist, at which resourceVersion"
+//! from its metadata-only Secret watch; deciding from the answers is here.
 
 use std::collections::BTreeMap;
 
@@ -38,4 +38,94 @@ pub fn referenced_secrets(rt: &TrussiumRuntime) -> Vec<String> {
     names.sort();
     names.dedup();
     names
+}
+
+/// Checks every Secret the runtime references; `version` answers a Secret
+/// name with its resourceVersion, or `None` when it does not exist.
+pub fn check_references(
+    rt: &TrussiumRuntime,
+    version: impl Fn(&str) -> Option<String>,
+) -> ReferenceCheck {
+    let mut versions = BTreeMap::new();
+    let mut missing = Vec::new();
+    for name in referenced_secrets(rt) {
+        match version(&name) {
+            Some(v) => {
+                versions.insert(name, v);
+            }
+            None => missing.push(name),
+        }
+    }
+    if missing.is_empty() {
+        ReferenceCheck::Resolved { versions }
+    } else {
+        ReferenceCheck::Missing { names: missing }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runtime(credentials: Option<&str>, pull: &[&str]) -> TrussiumRuntime {
+        let mut spec = serde_json::json!({
+            "image": {"repository": "r", "tag": "t"},
+            "provider": {"type": "openai", "model": "m"},
+        });
+        if let Some(name) = credentials {
+            spec["provider"]["credentialsSecretRef"] =
+                serde_json::json!({"name": name, "key": "k"});
+        }
+        if !pull.is_empty() {
+            spec["imagePullSecrets"] = pull
+                .iter()
+                .map(|n| serde_json::json!({"name": n}))
+                .collect();
+        }
+        let rt = serde_json::json!({
+            "apiVersion": "runtime.trussium.io/v1alpha1", "kind": "TrussiumRuntime",
+            "metadata": {"name": "rt", "namespace": "ns"}, "spec": spec,
+        });
+        serde_json::from_value(rt).unwrap_or_else(|e| panic!("fixture: {e}"))
+    }
+
+    #[test]
+    fn names_are_sorted_and_unique() {
+        let rt = runtime(Some("b"), &["c", "b", "a"]);
+        assert_eq!(referenced_secrets(&rt), ["a", "b", "c"]);
+        assert!(referenced_secrets(&runtime(None, &[])).is_empty());
+    }
+
+    #[test]
+    fn every_reference_present_resolves_with_versions() {
+        let rt = runtime(Some("creds"), &["pull"]);
+        let check = check_references(&rt, |name| Some(format!("v-{name}")));
+        assert_eq!(
+            check,
+            ReferenceCheck::Resolved {
+                versions: BTreeMap::from([
+                    ("creds".to_string(), "v-creds".to_string()),
+                    ("pull".to_string(), "v-pull".to_string()),
+                ])
+            }
+        );
+        assert_eq!(
+            check_references(&runtime(None, &[]), |_| None),
+            ReferenceCheck::Resolved {
+                versions: BTreeMap::new()
+            }
+        );
+    }
+
+    #[test]
+    fn every_missing_reference_is_named() {
+        let rt = runtime(Some("creds"), &["pull", "other"]);
+        let check = check_references(&rt, |name| (name == "pull").then(|| "1".to_string()));
+        assert_eq!(
+            check,
+            ReferenceCheck::Missing {
+                names: vec!["creds".to_string(), "other".to_string()]
+            }
+        );
+    }
 }

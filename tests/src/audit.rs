@@ -1,8 +1,8 @@
 //! Reading the API server's audit log (`.cluster/audit.log`, JSON lines).
 //!
-//! The policy (`tests/cluster/audit-policy.yaml`) records every write at
-//! Metadata level and every Secret request with its request and response, at
-//! stage ResponseComplete only.
+//! The policy (`tests/cluster/audit-policy.yaml`) records every write and
+//! every request of the operator at Metadata level, and every Secret request
+//! with its request and response (stage RequestReceived omitted).
 
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};

@@ -153,6 +153,30 @@ impl Operator {
         self.child.id()
     }
 
+    /// The current end of the log (for [`Operator::log_since`]).
+    pub fn log_mark(&self) -> u64 {
+        std::fs::metadata(&self.log).map(|m| m.len()).unwrap_or(0)
+    }
+
+    /// What the operator logged after `mark`.
+    pub fn log_since(&self, mark: u64) -> String {
+        let text = self.log_text();
+        let from = usize::try_from(mark).unwrap_or(usize::MAX);
+        text.get(from..).unwrap_or_default().to_string()
+    }
+
+    /// How many reconciles of runtime `namespace/name` the operator finished
+    /// after `log_mark`: its log has a debug line per reconcile, the only
+    /// trace of one that sends no request.
+    pub fn reconciles_since(&self, namespace: &str, name: &str, log_mark: u64) -> usize {
+        let suffix = format!("/{name}.{namespace}");
+        without_colours(&self.log_since(log_mark))
+            .lines()
+            .filter_map(|line| line.split_once("reconciled runtime="))
+            .filter(|(_, object)| object.trim_end().ends_with(&suffix))
+            .count()
+    }
+
     /// Everything the operator logged so far.
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
@@ -187,6 +211,25 @@ fn quiet_defaults(args: &[String]) -> Vec<&'static str> {
     .collect()
 }
 
+/// `text` without ANSI colour sequences (`ESC [ ... m`), as the operator's
+/// log has them.
+fn without_colours(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn spawn(kubeconfig: &Path, namespace: &str, args: &[String], log: &Path) -> Result<Child, Error> {
     let binary = operator_binary();
     if !binary.exists() {
@@ -209,11 +252,28 @@ fn spawn(kubeconfig: &Path, namespace: &str, args: &[String], log: &Path) -> Res
         .args(quiet_defaults(args))
         .args(args)
         .env("KUBECONFIG", kubeconfig)
-        .env("RUST_LOG", "info,kube=warn")
+        // Debug for the controller: a line per reconcile, the only trace of
+        // one that sends no request.
+        .env(
+            "RUST_LOG",
+            "info,kube=warn,trussium_operator::controller=debug",
+        )
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| Error::io(&binary, e))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn colours_are_dropped() {
+        let line = "\u{1b}[2m2026\u{1b}[0m \u{1b}[34mDEBUG\u{1b}[0m reconciled \u{1b}[3mruntime\u{1b}[0m\u{1b}[2m=\u{1b}[0mT/x.ns";
+        assert_eq!(
+            super::without_colours(line),
+            "2026 DEBUG reconciled runtime=T/x.ns"
+        );
+    }
 }

@@ -1,7 +1,8 @@
-//! Writes of owned objects: apply when something differs, delete when no
-//! longer wanted. Reads before writes, so a steady state sends no write.
+//! Writes of owned objects: apply when the cached object differs, delete when
+//! no longer wanted. Decided from the caches, so a steady state sends nothing.
 
 use std::fmt::Debug;
+use std::sync::Arc;
 
 use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::{Api, Resource, ResourceExt};
@@ -10,37 +11,66 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
 
-use super::drift::difference;
-use super::ownership::{innermost_list, take_over_list};
+use super::cache::{Cached, Kept};
+use crate::drift::needs_apply;
+use crate::ownership::{innermost_list, take_over_list};
 use crate::resources::{FIELD_MANAGER, is_owned_by, same_controller};
 
-/// Applies `desired` unless `observed` already matches it; returns the object
-/// as the API server now has it.
+/// What an owned kind needs to be applied from its cache.
+pub trait Owned:
+    Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned + Kept + Send + Sync
+{
+}
+impl<K> Owned for K where
+    K: Resource<DynamicType = ()>
+        + Clone
+        + Debug
+        + Serialize
+        + DeserializeOwned
+        + Kept
+        + Send
+        + Sync
+{
+}
+
+/// Applies `desired` unless the object as last known already matches it;
+/// returns the object as the API server now has it.
 ///
 /// When the apply cannot revert the drift because another field manager owns
-/// items of a list (see [`super::ownership`]), the operator takes that list
+/// items of a list (see [`crate::ownership`]), the operator takes that list
 /// over and applies once more.
-pub async fn ensure<K>(api: &Api<K>, desired: &K, observed: Option<K>) -> Result<K, kube::Error>
-where
-    K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
-{
+pub async fn ensure<K: Owned>(
+    api: &Api<K>,
+    cache: &Cached<K>,
+    desired: &K,
+) -> Result<Arc<K>, kube::Error> {
     let name = desired.name_any();
     let namespace = desired.namespace().unwrap_or_default();
-    let Some(observed) = observed else {
-        tracing::info!(kind = %K::kind(&()), %namespace, %name, reason = "absent", "applying");
-        return apply(api, desired).await;
+    let observed = match cache.get(&namespace, &name) {
+        Some(cached) => cached,
+        // Not in the cache, which holds only objects with our label: absent,
+        // or someone else's the watch does not show. One read tells which
+        // (a forced apply would take someone else's over); it happens only
+        // while an object is missing, not in the steady state.
+        None => match api.get_opt(&name).await? {
+            Some(found) => Arc::new(found),
+            None => {
+                tracing::info!(kind = %K::kind(&()), %namespace, %name, reason = "absent", "applying");
+                return apply(api, cache, desired).await;
+            }
+        },
     };
     // Someone else's object under the runtime's name: never take it over
     // (a forced apply would) nor touch it; the status says why we are stuck.
     if !same_controller(desired.meta(), observed.meta()) {
         return Err(not_ours::<K>(&namespace, &name));
     }
-    let Some(path) = differs(desired, &observed) else {
+    let Some(path) = needs_apply(desired, observed.as_ref()) else {
         return Ok(observed);
     };
     tracing::info!(kind = %K::kind(&()), %namespace, %name, reason = %format!("differs at {path}"), "applying");
-    let (current, path) = match apply(api, desired).await {
-        Ok(applied) => match differs(desired, &applied) {
+    let (current, path) = match apply(api, cache, desired).await {
+        Ok(applied) => match needs_apply(desired, applied.as_ref()) {
             None => return Ok(applied),
             Some(still) => (Ok(applied), still),
         },
@@ -56,7 +86,7 @@ where
         return current;
     };
     tracing::info!(kind = %K::kind(&()), %namespace, %name, list = %taken, "took over a list someone else changed; applying again");
-    apply(api, desired).await
+    apply(api, cache, desired).await
 }
 
 /// The error for an object of ours that someone else created first.
@@ -75,40 +105,36 @@ fn not_ours<K: Resource<DynamicType = ()>>(namespace: &str, name: &str) -> kube:
     )
 }
 
-/// Server-side apply as the operator, taking over conflicting fields.
-async fn apply<K>(api: &Api<K>, desired: &K) -> Result<K, kube::Error>
-where
-    K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
-{
-    api.patch(
-        &desired.name_any(),
-        &PatchParams::apply(FIELD_MANAGER).force(),
-        &Patch::Apply(desired),
-    )
-    .await
-}
-
-/// The path of the first difference, if `observed` needs an apply.
-fn differs<K: Serialize>(desired: &K, observed: &K) -> Option<String> {
-    match (
-        serde_json::to_value(desired),
-        serde_json::to_value(observed),
-    ) {
-        (Ok(want), Ok(have)) => difference(&want, &have),
-        _ => Some("(not comparable)".to_string()),
-    }
+/// Server-side apply as the operator, taking over conflicting fields; the
+/// cache remembers the result until its watch shows it.
+async fn apply<K: Owned>(
+    api: &Api<K>,
+    cache: &Cached<K>,
+    desired: &K,
+) -> Result<Arc<K>, kube::Error> {
+    let applied = api
+        .patch(
+            &desired.name_any(),
+            &PatchParams::apply(FIELD_MANAGER).force(),
+            &Patch::Apply(desired),
+        )
+        .await?;
+    Ok(cache.remember(applied))
 }
 
 /// Moves other managers' ownership of the list on `path` to the operator
 /// (a managedFields-only patch, guarded by the resourceVersion), so that the
 /// next apply prunes their items. Returns the list's path, or `None` when
 /// there is no such list to take over.
-async fn take_over<K>(api: &Api<K>, name: &str, path: &str) -> Result<Option<String>, kube::Error>
-where
-    K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
-{
+async fn take_over<K: Owned>(
+    api: &Api<K>,
+    name: &str,
+    path: &str,
+) -> Result<Option<String>, kube::Error> {
     // Read fresh, and again when someone else (a Deployment's status, say)
-    // wrote in between.
+    // wrote in between: this needs the managedFields, which the cache drops,
+    // and the patch is only accepted against the current resourceVersion.
+    // It happens only after an apply that did not revert a drift.
     const ATTEMPTS: usize = 3;
     for attempt in 1..=ATTEMPTS {
         let current = api.get(name).await?;
@@ -139,28 +165,29 @@ where
     Ok(None)
 }
 
-/// Reads then applies.
-pub async fn ensure_fetched<K>(api: &Api<K>, desired: &K) -> Result<K, kube::Error>
-where
-    K: Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
-{
-    let observed = api.get_opt(&desired.name_any()).await?;
-    ensure(api, desired, observed).await
-}
-
 /// Deletes the named object if it exists and this runtime controls it; an
-/// object someone else created under the same name is left alone.
-pub async fn remove<K>(api: &Api<K>, name: &str, rt: &TrussiumRuntime) -> Result<(), kube::Error>
-where
-    K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned,
-{
-    match api.get_opt(name).await? {
-        Some(observed) if is_owned_by(observed.meta(), rt) => {
-            let namespace = observed.namespace().unwrap_or_default();
-            tracing::info!(kind = %K::kind(&()), %namespace, %name, "deleting, no longer wanted");
-            api.delete(name, &DeleteParams::background()).await?;
-            Ok(())
-        }
-        _ => Ok(()),
+/// object someone else created under the same name is left alone (it is not
+/// in the cache either: the watches see only objects with our label).
+pub async fn remove<K: Owned>(
+    api: &Api<K>,
+    cache: &Cached<K>,
+    namespace: &str,
+    name: &str,
+    rt: &TrussiumRuntime,
+) -> Result<(), kube::Error> {
+    let Some(observed) = cache.get(namespace, name) else {
+        return Ok(());
+    };
+    if !is_owned_by(observed.meta(), rt) {
+        return Ok(());
     }
+    tracing::info!(kind = %K::kind(&()), %namespace, %name, "deleting, no longer wanted");
+    match api.delete(name, &DeleteParams::background()).await {
+        Ok(_) => {}
+        // Gone already: the cache had not shown that yet.
+        Err(kube::Error::Api(status)) if status.code == 404 => {}
+        Err(err) => return Err(err),
+    }
+    cache.forget(namespace, name);
+    Ok(())
 }

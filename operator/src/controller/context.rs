@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use kube::Client;
 
+use super::cache::Caches;
 use super::publish::Reporter;
 use crate::config::OperatorConfig;
 use crate::metrics::Metrics;
@@ -16,6 +17,10 @@ pub struct Context {
     pub reporter: Reporter,
     /// Counts the Events published.
     pub metrics: Metrics,
+    /// What the watches know: every reconcile decides from it.
+    pub caches: Caches,
+    /// How often a converged runtime is reconciled again without a trigger.
+    pub resync: Duration,
     /// When a watch last failed (see [`Context::watches_troubled`]).
     pub watch_failed_at: Mutex<Option<Instant>>,
 }
@@ -29,12 +34,16 @@ impl Context {
         config: OperatorConfig,
         reporter: Reporter,
         metrics: Metrics,
+        caches: Caches,
+        resync: Duration,
     ) -> Self {
         Context {
             client,
             config,
             reporter,
             metrics,
+            caches,
+            resync,
             watch_failed_at: Mutex::new(None),
         }
     }

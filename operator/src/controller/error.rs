@@ -4,12 +4,6 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum Error {
-    #[error("reading {what}: {source}")]
-    Read {
-        what: String,
-        #[source]
-        source: kube::Error,
-    },
     #[error("writing status: {0}")]
     WriteStatus(#[source] kube::Error),
     #[error("publishing Event {reason}: {source}")]
@@ -20,6 +14,8 @@ pub enum Error {
     },
     #[error("runtime has no namespace")]
     NoNamespace,
+    #[error("the watches stopped: shutting down")]
+    Stopping,
 }
 
 /// A one-line, human message for a Kubernetes client error: the API server's

@@ -1,12 +1,10 @@
 //! The thin shell: watches, the reconcile loop, and the I/O it needs.
 
 mod apply;
+mod cache;
 mod context;
-mod dereference;
-mod drift;
 mod error;
 mod gate;
-mod ownership;
 mod publish;
 mod reconcile;
 mod report;
@@ -15,18 +13,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::{Future, StreamExt};
-use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
-use k8s_openapi::api::core::v1::{ConfigMap, Secret, Service, ServiceAccount};
-use k8s_openapi::api::networking::v1::NetworkPolicy;
-use k8s_openapi::api::policy::v1::PodDisruptionBudget;
-use kube::core::PartialObjectMeta;
 use kube::runtime::controller::{self, Action, Controller};
-use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{WatchStreamExt, predicates, watcher};
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::{WatchStreamExt, predicates};
 use kube::{Api, Client, Resource, ResourceExt};
 use trussium_api::TrussiumRuntime;
-use trussium_api::labels::{MANAGED_BY, MANAGED_BY_VALUE};
 
 pub use context::Context;
 pub use error::Error;
@@ -35,6 +26,10 @@ pub use publish::Reporter;
 
 use crate::config::OperatorConfig;
 use crate::references::referenced_secrets;
+use cache::Caches;
+
+/// How long to wait before trying again while something is failing.
+pub const RETRY: Duration = Duration::from_secs(10);
 
 /// Where the operator looks: the whole cluster or one namespace.
 #[derive(Clone, Debug)]
@@ -55,6 +50,14 @@ impl Scope {
     }
 }
 
+/// How many reconciles run at once, and how often a runtime nothing changed
+/// is reconciled again.
+#[derive(Clone, Copy, Debug)]
+pub struct Pace {
+    pub concurrency: u16,
+    pub resync: Duration,
+}
+
 /// Runs the controller until `shutdown` resolves. The watches run from the
 /// start; reconciles wait until `instruments.leadership` says this replica
 /// leads.
@@ -62,76 +65,71 @@ pub async fn run(
     client: Client,
     config: OperatorConfig,
     scope: Scope,
-    concurrency: u16,
+    pace: Pace,
     reporter: Reporter,
     instruments: Instruments,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
+    let Pace {
+        concurrency,
+        resync,
+    } = pace;
+    // Every watch fills a cache; reconciles read only those (see `cache`).
+    let (caches, watches) = Caches::watch(&client, &scope);
+    let runtime_store = caches.runtimes.store();
+    let referencing = runtime_store.clone();
     let ctx = Arc::new(Context::new(
-        client.clone(),
+        client,
         config,
         reporter,
         instruments.metrics.clone(),
+        caches,
+        resync,
     ));
     let watch_health = ctx.clone();
 
-    // Primary: reflect every change (so the store is current), but reconcile
-    // only on spec changes: our own status writes must not loop.
-    let (store, writer) = reflector::store();
-    let runtimes = watcher(
-        scope.api::<TrussiumRuntime>(&client),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    // Readiness: the first list is complete (`Store::wait_until_ready`
-    // wakes only one waiter, and the controller is that one).
-    .inspect({
+    // Readiness: every cache holds its first full list, so a reconcile can
+    // decide (one shared future: see `Caches::ready`).
+    tokio::spawn({
+        let ctx = ctx.clone();
         let health = instruments.health.clone();
-        move |event| {
-            if matches!(event, Ok(watcher::Event::InitDone)) {
+        async move {
+            if ctx.caches.ready().await {
                 health.set_synced();
             }
         }
-    })
-    .reflect(writer)
-    .applied_objects()
-    .predicate_filter(predicates::generation, Default::default());
+    });
 
-    // Owned kinds: metadata-only and unfiltered, so status changes (Deployment
-    // readiness) and deletions (recreate) re-trigger.
-    let owned = watcher::Config::default().labels(&format!("{MANAGED_BY}={MANAGED_BY_VALUE}"));
-    // Secrets: metadata-only, mapped to the runtimes of that namespace that
-    // reference them (creation unblocks, rotation rolls the pods).
-    // (`Api<PartialObjectMeta<_>>` uses the metadata-only endpoints.)
-    let secrets = watcher(
-        scope.api::<PartialObjectMeta<Secret>>(&client),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .touched_objects();
-
-    instruments.metrics.count_runtimes(store.clone());
+    instruments.metrics.count_runtimes(runtime_store.clone());
     instruments
         .metrics
         .set_max_concurrent_reconciles(concurrency);
     let gate = Arc::new(gate::Gate {
         leadership: instruments.leadership,
         metrics: instruments.metrics,
-        store: store.clone(),
+        store: runtime_store.clone(),
     });
 
-    let controller = Controller::for_stream(runtimes, store.clone());
-    let referencing = store.clone();
-    controller
+    // Primary: the store takes in every change, but only spec changes
+    // reconcile: our own status writes must not loop.
+    let runtimes = watches
+        .runtimes
+        .applied_objects()
+        .predicate_filter(predicates::generation, Default::default());
+    // Owned kinds: unfiltered, so status changes (Deployment readiness) and
+    // deletions (recreate) re-trigger. Secrets: mapped to the runtimes of
+    // that namespace that reference them (creation unblocks, rotation rolls
+    // the pods).
+    Controller::for_stream(runtimes, runtime_store)
         .with_config(controller::Config::default().concurrency(concurrency))
-        .owns(scope.api::<ConfigMap>(&client), owned.clone())
-        .owns(scope.api::<ServiceAccount>(&client), owned.clone())
-        .owns(scope.api::<Service>(&client), owned.clone())
-        .owns(scope.api::<Deployment>(&client), owned.clone())
-        .owns(scope.api::<PodDisruptionBudget>(&client), owned.clone())
-        .owns(scope.api::<NetworkPolicy>(&client), owned.clone())
-        .owns(scope.api::<HorizontalPodAutoscaler>(&client), owned)
-        .watches_stream(secrets, move |secret| {
+        .owns_stream(watches.config_maps.touched_objects())
+        .owns_stream(watches.service_accounts.touched_objects())
+        .owns_stream(watches.services.touched_objects())
+        .owns_stream(watches.deployments.touched_objects())
+        .owns_stream(watches.pod_disruption_budgets.touched_objects())
+        .owns_stream(watches.network_policies.touched_objects())
+        .owns_stream(watches.horizontal_pod_autoscalers.touched_objects())
+        .watches_stream(watches.secrets.touched_objects(), move |secret| {
             runtimes_referencing(
                 &referencing,
                 secret.namespace().as_deref(),
@@ -182,5 +180,5 @@ fn runtimes_referencing(
 
 fn error_policy(rt: Arc<TrussiumRuntime>, err: &Error, _ctx: Arc<Context>) -> Action {
     tracing::warn!(runtime = %rt.name_any(), error = %err, "reconcile error, retrying");
-    Action::requeue(Duration::from_secs(10))
+    Action::requeue(RETRY)
 }

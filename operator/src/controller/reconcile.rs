@@ -1,48 +1,63 @@
-//! One reconcile, top to bottom: read, check references, apply, report.
+//! One reconcile, top to bottom: read the caches, check references, apply,
+//! report. Nothing is read from the API server here: see [`super::cache`].
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
-use k8s_openapi::api::core::v1::{ConfigMap, Service, ServiceAccount};
-use k8s_openapi::api::networking::v1::NetworkPolicy;
-use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::runtime::controller::Action;
 use kube::{Api, ResourceExt};
 use trussium_api::TrussiumRuntime;
 
-use super::apply::{ensure, ensure_fetched, remove};
+use super::RETRY;
+use super::apply::{ensure, remove};
 use super::context::Context;
-use super::dereference::check_references;
 use super::error::{Error, one_line};
 use super::report::report;
-use crate::references::ReferenceCheck;
+use crate::references::{ReferenceCheck, check_references};
 use crate::resources::{BuildContext, DesiredResources, build};
 
-/// A resync now and then catches anything a watch missed; it costs reads only.
-const RESYNC: Duration = Duration::from_secs(300);
-/// Retry sooner while something is failing.
-const RETRY: Duration = Duration::from_secs(15);
 /// Look again while a runtime is not Ready yet and the watches have been
 /// failing (see `Context::watches_troubled`): a rollout must not wait for
 /// the resync to be reported.
 const CONVERGING: Duration = Duration::from_secs(30);
 
+/// What the writes of one reconcile came to.
+enum Outcome {
+    /// Every owned object is as desired; the Deployment as it now is.
+    Applied(Arc<Deployment>),
+    /// Nothing was written: a referenced Secret is missing.
+    Blocked(Option<Arc<Deployment>>),
+    /// Building or applying failed; the Deployment as last seen, and why.
+    Failed(Option<Arc<Deployment>>, String),
+}
+
+impl Outcome {
+    fn deployment(&self) -> Option<&Deployment> {
+        match self {
+            Outcome::Applied(d) => Some(d),
+            Outcome::Blocked(d) | Outcome::Failed(d, _) => d.as_deref(),
+        }
+    }
+
+    fn error(&self) -> Option<&str> {
+        match self {
+            Outcome::Failed(_, message) => Some(message),
+            Outcome::Applied(_) | Outcome::Blocked(_) => None,
+        }
+    }
+}
+
 pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Result<Action, Error> {
+    let caches = &ctx.caches;
+    if !caches.ready().await {
+        return Err(Error::Stopping);
+    }
     let namespace = trigger.namespace().ok_or(Error::NoNamespace)?;
     let name = trigger.name_any();
-    let runtimes: Api<TrussiumRuntime> = Api::namespaced(ctx.client.clone(), &namespace);
-    // Read the runtime fresh: the cached copy may predate our own last status
-    // write, and Events are derived from the stored status.
-    let Some(rt) = runtimes
-        .get_opt(&name)
-        .await
-        .map_err(|source| Error::Read {
-            what: format!("TrussiumRuntime {namespace}/{name}"),
-            source,
-        })?
-    else {
+    // Not the trigger itself: the cache may not show our own last status
+    // write yet, and Events are derived from the stored status.
+    let Some(rt) = caches.runtimes.get(&namespace, &name) else {
         return Ok(Action::await_change());
     };
     // Being deleted (a foreground deletion keeps it visible meanwhile): the
@@ -52,19 +67,14 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
         return Ok(Action::await_change());
     }
 
-    let references = check_references(&ctx.client, &rt, &namespace).await;
-    let deployments: Api<Deployment> = Api::namespaced(ctx.client.clone(), &namespace);
-    let observed = deployments
-        .get_opt(&name)
-        .await
-        .map_err(|source| Error::Read {
-            what: format!("Deployment {namespace}/{name}"),
-            source,
-        })?;
+    // A Secret that is not in the cache yet arrives through the Secret
+    // watch, which brings us back here.
+    let references = check_references(&rt, |secret| caches.secret_version(&namespace, secret));
+    let observed = caches.deployments.get(&namespace, &name);
 
     // A missing Secret blocks every write: nothing is created or updated until
     // the reference resolves (the Secret watch brings us back then).
-    let (deployment, reconcile_error) = match &references {
+    let outcome = match &references {
         ReferenceCheck::Resolved { versions } => {
             let build_ctx = BuildContext {
                 config: &ctx.config,
@@ -72,39 +82,43 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
                 observed_replicas: observed.as_ref().and_then(|d| d.spec.as_ref()?.replicas),
             };
             match build(&rt, &build_ctx) {
-                Ok(desired) => {
-                    match apply_all(&ctx, &rt, &namespace, desired, observed.clone()).await {
-                        Ok(applied) => (Some(applied), None),
-                        Err(err) => {
-                            let message = one_line(&err);
-                            tracing::warn!(%namespace, %name, error = %message, "applying failed");
-                            (observed, Some(message))
-                        }
+                Ok(desired) => match apply_all(&ctx, &rt, &namespace, desired).await {
+                    Ok(applied) => Outcome::Applied(applied),
+                    Err(err) => {
+                        let message = one_line(&err);
+                        tracing::warn!(%namespace, %name, error = %message, "applying failed");
+                        Outcome::Failed(observed, message)
                     }
-                }
-                Err(err) => (observed, Some(err.to_string())),
+                },
+                Err(err) => Outcome::Failed(observed, err.to_string()),
             }
         }
-        ReferenceCheck::Missing { .. } | ReferenceCheck::Failed { .. } => (observed, None),
+        ReferenceCheck::Missing { .. } | ReferenceCheck::Failed { .. } => {
+            Outcome::Blocked(observed)
+        }
     };
 
-    let settled = report(
+    let runtimes: Api<TrussiumRuntime> = Api::namespaced(ctx.client.clone(), &namespace);
+    let reported = report(
         &ctx,
         &runtimes,
         &rt,
-        deployment.as_ref(),
+        outcome.deployment(),
         &references,
-        reconcile_error.as_deref(),
+        outcome.error(),
     )
     .await?;
+    if let Some(written) = reported.written {
+        caches.runtimes.remember(written);
+    }
 
-    let failing = reconcile_error.is_some() || matches!(references, ReferenceCheck::Failed { .. });
+    let failing = outcome.error().is_some() || matches!(references, ReferenceCheck::Failed { .. });
     Ok(Action::requeue(if failing {
         RETRY
-    } else if !settled && ctx.watches_troubled() {
+    } else if !reported.settled && ctx.watches_troubled() {
         CONVERGING
     } else {
-        RESYNC
+        ctx.resync
     }))
 }
 
@@ -115,8 +129,7 @@ async fn apply_all(
     rt: &TrussiumRuntime,
     namespace: &str,
     desired: DesiredResources,
-    observed_deployment: Option<Deployment>,
-) -> Result<Deployment, kube::Error> {
+) -> Result<Arc<Deployment>, kube::Error> {
     // Destructured without `..`: a new owned kind that is never applied does
     // not compile.
     let DesiredResources {
@@ -129,44 +142,53 @@ async fn apply_all(
         horizontal_pod_autoscaler,
     } = desired;
     let client = &ctx.client;
+    let caches = &ctx.caches;
     let name = rt.name_any();
 
-    ensure_fetched(
-        &Api::<ConfigMap>::namespaced(client.clone(), namespace),
+    ensure(
+        &Api::namespaced(client.clone(), namespace),
+        &caches.config_maps,
         &config_map,
     )
     .await?;
-    ensure_fetched(
-        &Api::<ServiceAccount>::namespaced(client.clone(), namespace),
+    ensure(
+        &Api::namespaced(client.clone(), namespace),
+        &caches.service_accounts,
         &service_account,
     )
     .await?;
-    ensure_fetched(
-        &Api::<Service>::namespaced(client.clone(), namespace),
+    ensure(
+        &Api::namespaced(client.clone(), namespace),
+        &caches.services,
         &service,
     )
     .await?;
     let deployment = ensure(
-        &Api::<Deployment>::namespaced(client.clone(), namespace),
+        &Api::namespaced(client.clone(), namespace),
+        &caches.deployments,
         &deployment,
-        observed_deployment,
     )
     .await?;
-    ensure_fetched(
-        &Api::<PodDisruptionBudget>::namespaced(client.clone(), namespace),
+    ensure(
+        &Api::namespaced(client.clone(), namespace),
+        &caches.pod_disruption_budgets,
         &pod_disruption_budget,
     )
     .await?;
 
-    let policies = Api::<NetworkPolicy>::namespaced(client.clone(), namespace);
+    let policies = Api::namespaced(client.clone(), namespace);
+    let policy_cache = &caches.network_policies;
     match network_policy {
-        Some(policy) => ensure_fetched(&policies, &policy).await.map(drop)?,
-        None => remove(&policies, &name, rt).await?,
+        Some(policy) => ensure(&policies, policy_cache, &policy).await.map(drop)?,
+        None => remove(&policies, policy_cache, namespace, &name, rt).await?,
     }
-    let autoscalers = Api::<HorizontalPodAutoscaler>::namespaced(client.clone(), namespace);
+    let autoscalers = Api::namespaced(client.clone(), namespace);
+    let autoscaler_cache = &caches.horizontal_pod_autoscalers;
     match horizontal_pod_autoscaler {
-        Some(hpa) => ensure_fetched(&autoscalers, &hpa).await.map(drop)?,
-        None => remove(&autoscalers, &name, rt).await?,
+        Some(hpa) => ensure(&autoscalers, autoscaler_cache, &hpa)
+            .await
+            .map(drop)?,
+        None => remove(&autoscalers, autoscaler_cache, namespace, &name, rt).await?,
     }
     Ok(deployment)
 }

@@ -20,7 +20,16 @@ use crate::references::ReferenceCheck;
 use crate::resources::FIELD_MANAGER;
 use crate::status::{StatusInput, project};
 
-/// Returns whether the runtime has settled (Ready for its generation).
+/// What a report came to.
+pub struct Reported {
+    /// Whether the runtime has settled (Ready for its generation).
+    pub settled: bool,
+    /// The runtime as stored after a status write, `None` when nothing was
+    /// written: the cache remembers it until its watch shows it.
+    pub written: Option<TrussiumRuntime>,
+}
+
+/// Publishes the Events the status change calls for, then writes the status.
 pub async fn report(
     ctx: &Context,
     runtimes: &Api<TrussiumRuntime>,
@@ -28,7 +37,7 @@ pub async fn report(
     deployment: Option<&Deployment>,
     references: &ReferenceCheck,
     reconcile_error: Option<&str>,
-) -> Result<bool, Error> {
+) -> Result<Reported, Error> {
     let now = k8s_openapi::jiff::Timestamp::now();
     let projected = project(&StatusInput {
         runtime: rt,
@@ -44,7 +53,10 @@ pub async fn report(
     let name = rt.name_any();
     let uid = rt.uid().unwrap_or_default();
     let Some(announcement) = announce(&name, &uid, rt.status.as_ref(), projected) else {
-        return Ok(settled);
+        return Ok(Reported {
+            settled,
+            written: None,
+        });
     };
 
     let reference = rt.object_ref(&());
@@ -75,7 +87,7 @@ pub async fn report(
         "kind": TrussiumRuntime::kind(&()),
         "status": announcement.status,
     });
-    runtimes
+    let written = runtimes
         .patch_status(
             &name,
             &PatchParams::apply(FIELD_MANAGER).force(),
@@ -83,5 +95,8 @@ pub async fn report(
         )
         .await
         .map_err(Error::WriteStatus)?;
-    Ok(settled)
+    Ok(Reported {
+        settled,
+        written: Some(written),
+    })
 }

@@ -209,7 +209,7 @@ async fn revoked_secret_permission(h: &mut Harness, account: &OwnAccount) -> Tes
     // check the Secret.
     account.set_rules(Some("secrets")).await?;
     let revoked_at = Instant::now();
-    let mark = h.audit.mark();
+    let mark = h.mark();
     wait_for(
         "the operator to be refused a Secret check",
         CONVERGE,
@@ -255,7 +255,7 @@ async fn revoked_secret_permission(h: &mut Harness, account: &OwnAccount) -> Tes
     h.expect_events(&rt, &warned).await?;
     // It keeps retrying (every 15 s) and keeps being refused: still one
     // Warning.
-    let retries = h.audit.mark();
+    let retries = h.mark();
     wait_for("two more refused checks", CONVERGE, async || {
         Ok((forbidden_secret_checks(h, &user, &retries)? >= 2).then_some(()))
     })
@@ -319,7 +319,7 @@ async fn a_second_writer_does_not_make_the_operator_loop() -> TestResult {
 
         // Another controller insists on a label value the operator applies.
         let deployments = h.api::<Deployment>();
-        let mark = h.audit.mark();
+        let mark = h.mark();
         let started = Instant::now();
         let mut fights = 0_u32;
         while started.elapsed() < FIGHT {
@@ -390,7 +390,7 @@ async fn an_object_someone_else_created_is_never_taken_over() -> TestResult {
             .await?;
         h.create_secret("creds", "api-key", "foreign-test-value")
             .await?;
-        let mark = h.audit.mark();
+        let mark = h.mark();
         let rt = h
             .create_runtime(runtime("x", OLD_TAG, 1, Some("creds")))
             .await?;
@@ -416,7 +416,7 @@ async fn an_object_someone_else_created_is_never_taken_over() -> TestResult {
         )?;
         h.expect_events(&rt, &[(W, "ReconciliationFailed")]).await?;
         // It retries (every 15 s) and stays stuck, saying so once.
-        let retries = h.audit.mark();
+        let retries = h.mark();
         h.wait_for_reconciles("creds", &retries, 1).await?;
         h.events_stay(&rt, &[(W, "ReconciliationFailed")]).await?;
         let now = config_maps.get("x").await?;

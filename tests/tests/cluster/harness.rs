@@ -25,6 +25,8 @@ use trussium_e2e::{
     holds_for, kubectl_path, require_cluster, wait_for,
 };
 
+use trussium_operator::references::referenced_secrets;
+
 use crate::operator_support::{condition, condition_summary};
 use crate::status_support::{Expect, SeenEvent};
 
@@ -44,6 +46,20 @@ pub struct Harness {
     pub ns: TestNamespace,
     pub operator: Operator,
     pub audit: Audit,
+}
+
+/// A point in the audit log (what it derefs to) and in the operator's log.
+#[derive(Clone, Copy, Debug)]
+pub struct Mark {
+    pub audit: AuditMark,
+    pub log: u64,
+}
+
+impl std::ops::Deref for Mark {
+    type Target = AuditMark;
+    fn deref(&self) -> &AuditMark {
+        &self.audit
+    }
 }
 
 /// Runs `body` in a fresh namespace with its own operator (started with
@@ -497,7 +513,7 @@ impl Harness {
     }
 
     /// Every audit event of the operator in this namespace after `mark`
-    /// (the policy records writes and Secret requests only).
+    /// (the policy records every request of the operator).
     pub async fn operator_events_since(
         &self,
         mark: &AuditMark,
@@ -519,54 +535,75 @@ impl Harness {
             == Some(self.namespace())
     }
 
-    /// How many times the operator read the Secret `name` since `mark`: each
-    /// reconcile of a runtime that references it checks it exactly once, so
-    /// this counts reconciles.
-    pub fn secret_checks(&self, name: &str, mark: &AuditMark) -> Result<usize, BoxError> {
-        Ok(self
-            .audit
-            .events_since(mark)?
-            .iter()
-            .filter(|e| {
-                e.stage == "ResponseComplete"
-                    && e.verb == "get"
-                    && e.user.username == OPERATOR_USER
-                    && e.resource() == "secrets"
-                    && self.in_namespace(e)
-                    && e.object_ref.as_ref().and_then(|o| o.name.as_deref()) == Some(name)
-            })
-            .count())
+    /// A point in the audit log and in the operator's log, to count
+    /// requests and reconciles after it.
+    pub fn mark(&self) -> Mark {
+        Mark {
+            audit: self.audit.mark(),
+            log: self.operator.log_mark(),
+        }
     }
 
-    /// Waits until the operator has reconciled a runtime referencing the
-    /// Secret `secret` at least `n` times since `mark`.
-    pub async fn wait_for_reconciles(
+    /// Every request the operator sent in this namespace after `mark`,
+    /// reads included, except its watches (the audit log records them when
+    /// they start and end: not what a reconcile sends).
+    pub async fn operator_requests_since(
         &self,
-        secret: &str,
         mark: &AuditMark,
-        n: usize,
+    ) -> Result<Vec<AuditEvent>, BoxError> {
+        Ok(self
+            .operator_events_since(mark)
+            .await?
+            .into_iter()
+            .filter(|e| e.stage == "ResponseComplete" && e.verb != "watch")
+            .collect())
+    }
+
+    /// How many reconciles of runtime `name` the operator finished after
+    /// `log_mark` (its log has a debug line per reconcile: the only trace of
+    /// one that sends no request).
+    pub fn reconciles_since(&self, name: &str, log_mark: u64) -> usize {
+        self.operator
+            .reconciles_since(self.namespace(), name, log_mark)
+    }
+
+    /// Waits until the operator has finished `count` reconciles of runtime
+    /// `name` after `log_mark`.
+    pub async fn wait_for_reconciles_of(
+        &self,
+        name: &str,
+        count: usize,
+        log_mark: u64,
+        timeout: Duration,
     ) -> TestResult {
         wait_for(
-            &format!("{n} reconciles (checks of Secret {secret})"),
-            CONVERGE,
-            async || Ok((self.secret_checks(secret, mark)? >= n).then_some(())),
+            &format!("the operator to reconcile runtime {name} {count} time(s)"),
+            timeout,
+            async || Ok((self.reconciles_since(name, log_mark) >= count).then_some(())),
         )
         .await?;
         Ok(())
     }
 
-    /// Waits until the operator has checked the runtime's Secret after
-    /// `mark`: the visible trace of a reconcile.
-    pub async fn wait_for_secret_check(
-        &self,
-        secret: &str,
-        mark: &AuditMark,
-        timeout: Duration,
-    ) -> TestResult {
+    /// How many times the operator reconciled a runtime that references the
+    /// Secret `name` since `mark` (from its log: a reconcile that changes
+    /// nothing sends no request).
+    pub async fn secret_checks(&self, name: &str, mark: &Mark) -> Result<usize, BoxError> {
+        let runtimes = self.runtimes().list(&ListParams::default()).await?.items;
+        Ok(runtimes
+            .iter()
+            .filter(|rt| referenced_secrets(rt).iter().any(|s| s == name))
+            .map(|rt| self.reconciles_since(&rt.name_any(), mark.log))
+            .sum())
+    }
+
+    /// Waits until the operator has reconciled a runtime referencing the
+    /// Secret `secret` at least `n` times since `mark`.
+    pub async fn wait_for_reconciles(&self, secret: &str, mark: &Mark, n: usize) -> TestResult {
         wait_for(
-            &format!("the operator to check Secret {secret}"),
-            timeout,
-            async || Ok((self.secret_checks(secret, mark)? > 0).then_some(())),
+            &format!("{n} reconciles of runtimes referencing Secret {secret}"),
+            CONVERGE,
+            async || Ok((self.secret_checks(secret, mark).await? >= n).then_some(())),
         )
         .await?;
         Ok(())
@@ -577,10 +614,9 @@ impl Harness {
     /// the Deployment controller's last status updates have been seen.
     pub async fn wait_until_idle(&self, secret: &str, window: Duration) -> TestResult {
         wait_for("the operator to stop reconciling", CONVERGE, async || {
-            let mark = self.audit.mark();
+            let mark = self.mark();
             tokio::time::sleep(window).await;
-            self.audit.settle().await?;
-            Ok((self.secret_checks(secret, &mark)? == 0).then_some(()))
+            Ok((self.secret_checks(secret, &mark).await? == 0).then_some(()))
         })
         .await?;
         Ok(())
@@ -600,11 +636,11 @@ impl Harness {
 
     /// Over [`EVENTS_QUIET`] from `mark`: the operator neither reconciles (no
     /// check of Secret `secret`) nor writes anything in the namespace.
-    pub async fn stays_idle(&self, secret: &str, mark: &AuditMark) -> TestResult {
+    pub async fn stays_idle(&self, secret: &str, mark: &Mark) -> TestResult {
         holds_for("the operator to stay idle", EVENTS_QUIET, async || {
             self.audit.settle().await?;
             let writes = self.operator_writes(mark).await?;
-            let checks = self.secret_checks(secret, mark)?;
+            let checks = self.secret_checks(secret, mark).await?;
             Ok((!writes.is_empty() || checks > 0)
                 .then(|| format!("it reconciled {checks} times and wrote {writes:?}")))
         })

@@ -19,6 +19,7 @@ mod control_plane;
 mod fault_support;
 mod faults;
 mod operator_autoscaling;
+mod operator_cache;
 mod operator_drift;
 mod operator_leader;
 mod operator_probes;

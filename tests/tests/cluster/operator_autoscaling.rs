@@ -76,7 +76,7 @@ async fn autoscaling_takes_over_and_hands_back_without_dropping_replicas() -> Te
 
         // The HPA decides 5 (simulated: this cluster has no metrics API, so
         // the real HPA controller never scales). The operator follows.
-        let mark = h.audit.mark();
+        let mark = h.mark();
         deployments
             .patch_scale(
                 &name,

@@ -349,7 +349,7 @@ async fn drift_in_each_owned_kind_is_reverted() -> TestResult {
         h.wait_ready(&scaled).await?;
         // (Its last status updates may trail Ready: wait for a pause first.)
         h.wait_until_quiet(Duration::from_secs(2)).await?;
-        let mark = h.audit.mark();
+        let mark = h.mark();
         holds_for("no write after drift settled", QUIET_AFTER_DRIFT, async || {
             let writes = h.operator_writes_since(&mark).await?;
             Ok((!writes.is_empty()).then(|| describe(&writes)))

@@ -766,7 +766,7 @@ async fn deleting_the_runtime_garbage_collects_everything() -> TestResult {
                 &Patch::Merge(json!({"metadata": {"finalizers": [HOLD]}})),
             )
             .await?;
-        let mark = h.audit.mark();
+        let mark = h.mark();
         runtimes
             .delete(&again_name, &DeleteParams::foreground())
             .await?;

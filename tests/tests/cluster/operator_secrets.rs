@@ -142,7 +142,7 @@ async fn create_and_expect_unblocked(
 #[ignore = "needs the local cluster (make test)"]
 async fn missing_credentials_secret_blocks_every_write_until_it_is_created() -> TestResult {
     run("op-missing-cred", &[PROGRESS_DEADLINE_ARG], async |h| {
-        let mark = h.audit.mark();
+        let mark = h.mark();
         let rt = h.create_runtime(sample("openai")?).await?;
         let name = rt.name_any();
         // A second runtime needs the same Secret: its creation must wake both.
@@ -192,7 +192,7 @@ async fn missing_credentials_secret_blocks_every_write_until_it_is_created() -> 
 #[ignore = "needs the local cluster (make test)"]
 async fn missing_pull_secret_blocks_every_write_until_it_is_created() -> TestResult {
     run("op-missing-pull", &[PROGRESS_DEADLINE_ARG], async |h| {
-        let mark = h.audit.mark();
+        let mark = h.mark();
         let rt = h
             .create_runtime(minimal(
                 "private-registry",
@@ -233,7 +233,7 @@ async fn running_runtime_that_references_a_missing_secret_keeps_its_deployment()
 
         // A new image, a new model and a pull secret that does not exist yet:
         // none of it may reach the Deployment or the ConfigMap.
-        let mark = h.audit.mark();
+        let mark = h.mark();
         h.patch_spec(
             &name,
             json!({
@@ -317,7 +317,7 @@ async fn deleting_a_referenced_secret_blocks_without_touching_the_deployment() -
         let deployments = h.api::<Deployment>();
         let before = json_of(&deployments.get(&name).await?)?;
 
-        let mark = h.audit.mark();
+        let mark = h.mark();
         h.api::<Secret>()
             .delete("openai-credentials", &DeleteParams::default())
             .await?;

@@ -73,7 +73,7 @@ async fn a_failing_reconcile_warns_once_and_recovers() -> TestResult {
             ),
         )?;
         // The operator retries; the failure is announced once per episode.
-        let mark = fx.audit.mark();
+        let mark = fx.mark();
         fx.wait_for_reconciles(SECRET, &mark, 2).await?;
         fx.settle("x", &failing).await?;
         fx.events_stay(&rt, &[(W, "ReconciliationFailed")]).await?;

@@ -37,7 +37,7 @@ async fn restart_says_nothing(
     // so that what follows the restart is the restart's doing.
     fx.wait_until_quiet(Duration::from_secs(2)).await?;
     let before = fx.get("x").await?.status;
-    let mark = fx.audit.mark();
+    let mark = fx.mark();
     fx.operator.restart().await?;
     fx.wait_for_reconciles(SECRET, &mark, 1).await?;
     fx.events_stay(rt, events).await?;
@@ -167,13 +167,13 @@ async fn unchanged_reconciles_and_status_only_updates_write_nothing() -> TestRes
         // reconcile, and nothing is written.
         fx.wait_until_idle(SECRET, std::time::Duration::from_secs(2))
             .await?;
-        let mark = fx.audit.mark();
+        let mark = fx.mark();
         fx.stays_idle(SECRET, &mark).await?;
 
         // A change of the owned Deployment that is not ours (a label)
         // reconciles (owned objects are watched unfiltered) but writes
         // nothing: not the Deployment, not the status, no Event.
-        let mark = fx.audit.mark();
+        let mark = fx.mark();
         deployments
             .patch(
                 "x",
@@ -193,7 +193,7 @@ async fn unchanged_reconciles_and_status_only_updates_write_nothing() -> TestRes
         // changes only: by design, not even a reconcile.
         fx.wait_until_idle(SECRET, std::time::Duration::from_secs(2))
             .await?;
-        let mark = fx.audit.mark();
+        let mark = fx.mark();
         let annotated = fx
             .runtimes()
             .patch(
@@ -209,7 +209,7 @@ async fn unchanged_reconciles_and_status_only_updates_write_nothing() -> TestRes
         fx.stays_idle(SECRET, &mark).await?;
 
         // A status-only update by someone else starts no reconcile either…
-        let mark = fx.audit.mark();
+        let mark = fx.mark();
         fx.runtimes()
             .patch_status(
                 "x",
@@ -235,7 +235,7 @@ async fn unchanged_reconciles_and_status_only_updates_write_nothing() -> TestRes
         )?;
         // …and the next reconcile repairs it with one status write and no
         // Event (no condition changed status or reason).
-        let mark = fx.audit.mark();
+        let mark = fx.mark();
         deployments
             .patch(
                 "x",
@@ -268,7 +268,7 @@ async fn unchanged_reconciles_and_status_only_updates_write_nothing() -> TestRes
         // A restart: every runtime is reconciled again, nothing is written.
         fx.wait_until_idle(SECRET, std::time::Duration::from_secs(2))
             .await?;
-        let mark = fx.audit.mark();
+        let mark = fx.mark();
         fx.operator.restart().await?;
         fx.wait_for_reconciles(SECRET, &mark, 1).await?;
         fx.events_stay(&rt, &events).await?;

@@ -261,7 +261,7 @@ async fn annotating_the_deployment_is_not_a_rollout() -> TestResult {
         // are copied to ReplicaSets), yet the pods run the same template.
         let deployments = fx.ns.api::<Deployment>();
         let generation = deployments.get("x").await?.metadata.generation;
-        let mark = fx.audit.mark();
+        let mark = fx.mark();
         for n in 0..3 {
             let annotated = deployments
                 .patch(

@@ -180,7 +180,7 @@ async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
     run("status-secret", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
         let secret_value = format!("trussium-e2e-{}-sk-do-not-leak", fx.namespace());
-        let mark = fx.audit.mark();
+        let mark = fx.mark();
         fx.create_runtime(runtime("x", OLD_TAG, 1, Some("creds")))
             .await?;
 
@@ -347,7 +347,6 @@ async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
             )?;
         }
         fx.audit.settle().await?;
-        let mut secret_requests = 0;
         let audited = fx.audit.events_since(&mark)?;
         // The check can see a value: our own creation of the Secret is
         // recorded with it.
@@ -358,19 +357,17 @@ async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
             }),
             "the audit log shows no Secret value at all: the leak check is blind",
         )?;
+        // The operator learns of Secrets from its metadata-only watch (started
+        // before the mark, so usually nothing of it is recorded here); any
+        // Secret request it did send must not carry a value either.
         for e in audited {
             if e.user.username == OPERATOR_USER && e.resource() == "secrets" {
-                secret_requests += 1;
                 ensure(
                     !leaks(&serde_json::to_string(&e.response_object)?),
                     format!("the operator received a Secret value: {}", e.request_uri),
                 )?;
             }
         }
-        ensure(
-            secret_requests > 0,
-            "the audit log shows no Secret request by the operator",
-        )?;
         Ok(())
     })
     .await
@@ -500,7 +497,7 @@ async fn spec_changes_that_spare_the_deployment_only_move_observed_generation() 
                 ]}}),
             ),
         ] {
-            let mark = fx.audit.mark();
+            let mark = fx.mark();
             let generation = fx.set_spec("x", spec).await?;
             // settle() checks observedGeneration (status and every
             // condition) against the new generation, and the endpoint

@@ -8,9 +8,22 @@
 //! - containment: every field the operator sets still has its value (drift made
 //!   by someone else is reverted). Fields the server or others add are ignored.
 
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::resources::APPLIED_HASH_ANNOTATION;
+
+/// Why `observed` needs an apply of `desired` (the path of the first
+/// difference), or `None` when it already carries everything.
+pub fn needs_apply<K: Serialize>(desired: &K, observed: &K) -> Option<String> {
+    match (
+        serde_json::to_value(desired),
+        serde_json::to_value(observed),
+    ) {
+        (Ok(want), Ok(have)) => difference(&want, &have),
+        _ => Some("(not comparable)".to_string()),
+    }
+}
 
 /// Why `observed` needs an apply: the JSON path of the first difference
 /// (a path only, never a value, so it is safe to log).

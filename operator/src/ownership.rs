@@ -18,7 +18,7 @@
 use serde_json::{Map, Value, json};
 
 /// The JSON pointer of the innermost list on `pointer` (a path into
-/// `observed`, as [`super::drift::difference`] reports it), if any.
+/// `observed`, as [`crate::drift::difference`] reports it), if any.
 pub fn innermost_list(observed: &Value, pointer: &str) -> Option<String> {
     let mut node = observed;
     let mut here = String::new();
