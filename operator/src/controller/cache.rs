@@ -14,7 +14,7 @@
 //! order, and a write's response carries the revision it created).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -52,6 +52,8 @@ pub struct Cached<K: Resource<DynamicType = ()> + Clone + 'static> {
     store: Store<K>,
     /// The highest resourceVersion the store reflects.
     seen: Arc<AtomicU64>,
+    /// Whether the store has taken in a first full list.
+    listed: Arc<AtomicBool>,
     written: Mutex<Written<K>>,
 }
 
@@ -77,14 +79,17 @@ where
     ) -> (Cached<K>, Watch<K>) {
         let (store, writer) = reflector::store();
         let seen = Arc::new(AtomicU64::new(0));
+        let listed = Arc::new(AtomicBool::new(false));
         let stream = track_versions(
             watch.modify(Kept::keep_only_what_is_read).reflect(writer),
             seen.clone(),
+            listed.clone(),
         )
         .boxed();
         let cached = Cached {
             store,
             seen,
+            listed,
             written: Mutex::new(Written {
                 objects: HashMap::new(),
                 swept: Instant::now(),
@@ -142,6 +147,11 @@ where
             .remove(&ObjectRef::new(name).within(namespace));
     }
 
+    /// Whether the store has taken in its first full list.
+    pub fn listed(&self) -> bool {
+        self.listed.load(Ordering::Acquire)
+    }
+
     /// The store itself (what the controller looks triggers up in).
     pub fn store(&self) -> Store<K> {
         self.store.clone()
@@ -172,16 +182,20 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 fn track_versions<K: Resource>(
     stream: impl Stream<Item = Result<watcher::Event<K>, watcher::Error>>,
     seen: Arc<AtomicU64>,
+    listed: Arc<AtomicBool>,
 ) -> impl Stream<Item = Result<watcher::Event<K>, watcher::Error>> {
-    let mut listed = 0;
+    let mut last_listed = 0;
     stream.inspect_ok(move |event| match event {
         watcher::Event::Apply(object) | watcher::Event::Delete(object) => {
             seen.fetch_max(version(object).unwrap_or(0), Ordering::AcqRel);
         }
-        watcher::Event::Init => listed = 0,
-        watcher::Event::InitApply(object) => listed = version(object).unwrap_or(0).max(listed),
+        watcher::Event::Init => last_listed = 0,
+        watcher::Event::InitApply(object) => {
+            last_listed = version(object).unwrap_or(0).max(last_listed);
+        }
         watcher::Event::InitDone => {
-            seen.fetch_max(listed, Ordering::AcqRel);
+            seen.fetch_max(last_listed, Ordering::AcqRel);
+            listed.store(true, Ordering::Release);
         }
     })
 }
@@ -369,6 +383,21 @@ impl Caches {
     /// `false` when a watch stopped first (the controller is shutting down).
     pub async fn ready(&self) -> bool {
         self.synced.clone().await
+    }
+
+    /// Whether every store has taken in its first full list, without waiting
+    /// (readiness asks this: a second waiter on a store's
+    /// `wait_until_ready` could take the wake-up from the controller's).
+    pub fn all_listed(&self) -> bool {
+        self.runtimes.listed()
+            && self.config_maps.listed()
+            && self.service_accounts.listed()
+            && self.services.listed()
+            && self.deployments.listed()
+            && self.pod_disruption_budgets.listed()
+            && self.network_policies.listed()
+            && self.horizontal_pod_autoscalers.listed()
+            && self.secrets.listed()
     }
 
     /// The resourceVersion of Secret `namespace/name`, if it exists.

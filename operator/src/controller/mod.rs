@@ -89,13 +89,21 @@ pub async fn run(
     let watch_health = ctx.clone();
 
     // Readiness: every cache holds its first full list, so a reconcile can
-    // decide (one shared future: see `Caches::ready`).
+    // decide. Asked, not awaited: the controller waits on the runtime store,
+    // and a store's `wait_until_ready` wakes only its last waiter.
     tokio::spawn({
-        let ctx = ctx.clone();
+        let ctx = Arc::downgrade(&ctx);
         let health = instruments.health.clone();
         async move {
-            if ctx.caches.ready().await {
-                health.set_synced();
+            let mut every = tokio::time::interval(Duration::from_millis(100));
+            loop {
+                every.tick().await;
+                match ctx.upgrade() {
+                    Some(ctx) if ctx.caches.all_listed() => break health.set_synced(),
+                    Some(_) => {}
+                    // Stopped before the caches synced.
+                    None => break,
+                }
             }
         }
     });
