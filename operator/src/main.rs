@@ -53,6 +53,14 @@ struct Cli {
           value_parser = clap::value_parser!(u64).range(1..))]
     resync_seconds: u64,
 
+    /// Seconds a watch runs before the operator opens it again (the API
+    /// server ends it then; one request per watch). An open watch outlives a
+    /// revoked permission: a refusal shows on the next opening. Lower it
+    /// behind a load balancer that drops idle connections sooner.
+    #[arg(long, env = "TRUSSIUM_WATCH_TIMEOUT_SECONDS", default_value_t = 290,
+          value_parser = clap::value_parser!(u32).range(1..=3600))]
+    watch_timeout_seconds: u32,
+
     /// Log format.
     #[arg(long, env = "TRUSSIUM_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -220,6 +228,7 @@ async fn main() -> ExitCode {
         controller::Pace {
             concurrency: cli.concurrency,
             resync: std::time::Duration::from_secs(cli.resync_seconds),
+            watch_timeout_seconds: cli.watch_timeout_seconds,
         },
         reporter,
         instruments,

@@ -1,7 +1,8 @@
 //! Secret references of a runtime, and the outcome of checking that they exist.
 //!
 //! The controller answers "does this Secret exist, at which resourceVersion"
-//! from its metadata-only Secret watch; deciding from the answers is here.
+//! from its metadata-only Secret watch (or, while that watch is refused, by
+//! reading); deciding from the answers is here.
 
 use std::collections::BTreeMap;
 
@@ -41,19 +42,22 @@ pub fn referenced_secrets(rt: &TrussiumRuntime) -> Vec<String> {
 }
 
 /// Checks every Secret the runtime references; `version` answers a Secret
-/// name with its resourceVersion, or `None` when it does not exist.
+/// name with its resourceVersion, `None` when it does not exist, or why it
+/// could not be asked. A failed question outweighs a missing Secret: what
+/// is missing cannot be told then.
 pub fn check_references(
     rt: &TrussiumRuntime,
-    version: impl Fn(&str) -> Option<String>,
+    version: impl Fn(&str) -> Result<Option<String>, String>,
 ) -> ReferenceCheck {
     let mut versions = BTreeMap::new();
     let mut missing = Vec::new();
     for name in referenced_secrets(rt) {
         match version(&name) {
-            Some(v) => {
+            Ok(Some(v)) => {
                 versions.insert(name, v);
             }
-            None => missing.push(name),
+            Ok(None) => missing.push(name),
+            Err(message) => return ReferenceCheck::Failed { message },
         }
     }
     if missing.is_empty() {
@@ -99,7 +103,7 @@ mod tests {
     #[test]
     fn every_reference_present_resolves_with_versions() {
         let rt = runtime(Some("creds"), &["pull"]);
-        let check = check_references(&rt, |name| Some(format!("v-{name}")));
+        let check = check_references(&rt, |name| Ok(Some(format!("v-{name}"))));
         assert_eq!(
             check,
             ReferenceCheck::Resolved {
@@ -110,7 +114,7 @@ mod tests {
             }
         );
         assert_eq!(
-            check_references(&runtime(None, &[]), |_| None),
+            check_references(&runtime(None, &[]), |_| Ok(None)),
             ReferenceCheck::Resolved {
                 versions: BTreeMap::new()
             }
@@ -120,11 +124,33 @@ mod tests {
     #[test]
     fn every_missing_reference_is_named() {
         let rt = runtime(Some("creds"), &["pull", "other"]);
-        let check = check_references(&rt, |name| (name == "pull").then(|| "1".to_string()));
+        let check = check_references(&rt, |name| Ok((name == "pull").then(|| "1".to_string())));
         assert_eq!(
             check,
             ReferenceCheck::Missing {
                 names: vec!["creds".to_string(), "other".to_string()]
+            }
+        );
+    }
+
+    #[test]
+    fn a_refused_question_fails_the_check_even_beside_a_missing_secret() {
+        let rt = runtime(Some("creds"), &["pull"]);
+        let check = check_references(&rt, |name| match name {
+            "pull" => Err("secrets \"pull\" is forbidden".to_string()),
+            _ => Ok(None),
+        });
+        assert_eq!(
+            check,
+            ReferenceCheck::Failed {
+                message: "secrets \"pull\" is forbidden".to_string()
+            }
+        );
+        // No reference, nothing to ask.
+        assert_eq!(
+            check_references(&runtime(None, &[]), |_| Err("refused".to_string())),
+            ReferenceCheck::Resolved {
+                versions: BTreeMap::new()
             }
         );
     }

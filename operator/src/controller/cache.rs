@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use futures::channel::mpsc;
 use futures::future::{BoxFuture, Shared};
 use futures::stream::BoxStream;
 use futures::{FutureExt, Stream, StreamExt, TryStreamExt};
@@ -46,6 +47,9 @@ const LAG_LIMIT: Duration = Duration::from_secs(60);
 /// A watch event stream, after the store has taken it in.
 pub type Watch<K> = BoxStream<'static, Result<watcher::Event<K>, watcher::Error>>;
 
+/// One item each time a watch turns from accepted to refused.
+pub type Refusals = BoxStream<'static, ()>;
+
 /// One kind's cache: the store, how far its watch has got, and our writes it
 /// has not shown yet.
 pub struct Cached<K: Resource<DynamicType = ()> + Clone + 'static> {
@@ -54,7 +58,48 @@ pub struct Cached<K: Resource<DynamicType = ()> + Clone + 'static> {
     seen: Arc<AtomicU64>,
     /// Whether the store has taken in a first full list.
     listed: Arc<AtomicBool>,
+    /// Whether the API server refuses the watch right now.
+    refusal: Arc<Refusal>,
     written: Mutex<Written<K>>,
+}
+
+/// A watch the API server refuses (403: our permission was revoked). An open
+/// watch outlives a revoked permission; the refusal shows when the watch is
+/// opened again (every `--watch-timeout-seconds`). Until then the store still
+/// answers, from what it had: it may be stale, and the operator may no longer
+/// be allowed to know.
+pub struct Refusal {
+    /// Why, as the API server said it; `None` while the watch is accepted.
+    message: Mutex<Option<String>>,
+    /// One item each time the watch turns from accepted to refused.
+    began: mpsc::UnboundedSender<()>,
+}
+
+impl Refusal {
+    fn refused(&self, message: String) {
+        let mut current = lock(&self.message);
+        if current.is_none() {
+            // Nobody listening (the controller stopped) is no error.
+            let _ = self.began.unbounded_send(());
+        }
+        *current = Some(message);
+    }
+
+    fn accepted(&self) {
+        *lock(&self.message) = None;
+    }
+}
+
+/// Whether `err` says the API server refused us (rather than being away).
+fn refusal(err: &watcher::Error) -> Option<String> {
+    let forbidden = match err {
+        watcher::Error::InitialListFailed(kube::Error::Api(status))
+        | watcher::Error::WatchStartFailed(kube::Error::Api(status))
+        | watcher::Error::WatchFailed(kube::Error::Api(status))
+        | watcher::Error::WatchError(status) => status.is_forbidden(),
+        _ => false,
+    };
+    forbidden.then(|| err.to_string())
 }
 
 struct Written<K: Resource<DynamicType = ()> + Clone + 'static> {
@@ -76,26 +121,33 @@ where
     /// polled (by the controller) for the store to fill.
     fn reflect(
         watch: impl Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
-    ) -> (Cached<K>, Watch<K>) {
+    ) -> (Cached<K>, Watch<K>, Refusals) {
         let (store, writer) = reflector::store();
         let seen = Arc::new(AtomicU64::new(0));
         let listed = Arc::new(AtomicBool::new(false));
+        let (began, refusals) = mpsc::unbounded();
+        let refusal = Arc::new(Refusal {
+            message: Mutex::new(None),
+            began,
+        });
         let stream = track_versions(
             watch.modify(Kept::keep_only_what_is_read).reflect(writer),
             seen.clone(),
             listed.clone(),
+            refusal.clone(),
         )
         .boxed();
         let cached = Cached {
             store,
             seen,
             listed,
+            refusal,
             written: Mutex::new(Written {
                 objects: HashMap::new(),
                 swept: Instant::now(),
             }),
         };
-        (cached, stream)
+        (cached, stream, refusals.boxed())
     }
 
     /// The object as the operator last knew it: the cached one, or our own
@@ -152,6 +204,17 @@ where
         self.listed.load(Ordering::Acquire)
     }
 
+    /// Why the API server refuses this kind's watch, if it does now.
+    pub fn refused(&self) -> Option<String> {
+        lock(&self.refusal.message).clone()
+    }
+
+    /// Records that a fresh read of this kind was allowed: the permission is
+    /// back, and the watch, retrying, resumes where it stopped.
+    pub fn read_allowed(&self) {
+        self.refusal.accepted();
+    }
+
     /// The store itself (what the controller looks triggers up in).
     pub fn store(&self) -> Store<K> {
         self.store.clone()
@@ -179,25 +242,46 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// Records in `seen` the highest resourceVersion the store reflects: Apply
 /// and Delete events once the store has them, a (re-)list when it is done.
+/// Records in `refusal` whether the API server refuses the watch.
 fn track_versions<K: Resource>(
     stream: impl Stream<Item = Result<watcher::Event<K>, watcher::Error>>,
     seen: Arc<AtomicU64>,
     listed: Arc<AtomicBool>,
+    refusal: Arc<Refusal>,
 ) -> impl Stream<Item = Result<watcher::Event<K>, watcher::Error>> {
     let mut last_listed = 0;
-    stream.inspect_ok(move |event| match event {
+    let accepted = refusal.clone();
+    stream
+        .inspect_err(move |err| {
+            if let Some(message) = self::refusal(err) {
+                refusal.refused(message);
+            }
+        })
+        .inspect_ok(move |event| {
+            accepted.accepted();
+            track_version(event, &seen, &listed, &mut last_listed);
+        })
+}
+
+fn track_version<K: Resource>(
+    event: &watcher::Event<K>,
+    seen: &AtomicU64,
+    listed: &AtomicBool,
+    last_listed: &mut u64,
+) {
+    match event {
         watcher::Event::Apply(object) | watcher::Event::Delete(object) => {
             seen.fetch_max(version(object).unwrap_or(0), Ordering::AcqRel);
         }
-        watcher::Event::Init => last_listed = 0,
+        watcher::Event::Init => *last_listed = 0,
         watcher::Event::InitApply(object) => {
-            last_listed = version(object).unwrap_or(0).max(last_listed);
+            *last_listed = version(object).unwrap_or(0).max(*last_listed);
         }
         watcher::Event::InitDone => {
-            seen.fetch_max(last_listed, Ordering::AcqRel);
+            seen.fetch_max(*last_listed, Ordering::AcqRel);
             listed.store(true, Ordering::Release);
         }
-    })
+    }
 }
 
 /// What a watch keeps of each object: only what the operator reads.
@@ -294,18 +378,24 @@ pub struct Watches {
     pub network_policies: Watch<NetworkPolicy>,
     pub horizontal_pod_autoscalers: Watch<HorizontalPodAutoscaler>,
     pub secrets: Watch<PartialObjectMeta<Secret>>,
+    /// When the Secret watch is refused, runtimes referencing Secrets must
+    /// say so without waiting for a change or the resync.
+    pub secrets_refused: Refusals,
 }
 
 impl Caches {
     /// The caches of everything in `scope`, and the watches that fill them.
-    pub fn watch(client: &Client, scope: &Scope) -> (Caches, Watches) {
-        let everything = watcher::Config::default();
+    /// Each watch is opened again every `timeout` seconds.
+    pub fn watch(client: &Client, scope: &Scope, timeout: u32) -> (Caches, Watches) {
+        let everything = watcher::Config::default().timeout(timeout);
         // Owned objects carry our label; nothing else of those kinds is read.
-        let owned = watcher::Config::default().labels(&format!("{MANAGED_BY}={MANAGED_BY_VALUE}"));
+        let owned = everything
+            .clone()
+            .labels(&format!("{MANAGED_BY}={MANAGED_BY_VALUE}"));
         // Secrets one by one (a streaming list): a page of 500 Secrets'
         // metadata, annotations and all, would be a transient heap the size
         // of their data.
-        let secrets = watcher::Config::default().streaming_lists();
+        let secrets = everything.clone().streaming_lists();
 
         macro_rules! watch {
             ($kind:ty, $config:expr) => {
@@ -314,16 +404,17 @@ impl Caches {
                 )
             };
         }
-        let (runtimes, runtimes_watch) = watch!(TrussiumRuntime, everything);
-        let (config_maps, config_maps_watch) = watch!(ConfigMap, owned);
-        let (service_accounts, service_accounts_watch) = watch!(ServiceAccount, owned);
-        let (services, services_watch) = watch!(Service, owned);
-        let (deployments, deployments_watch) = watch!(Deployment, owned);
-        let (pdbs, pdbs_watch) = watch!(PodDisruptionBudget, owned);
-        let (policies, policies_watch) = watch!(NetworkPolicy, owned);
-        let (hpas, hpas_watch) = watch!(HorizontalPodAutoscaler, owned);
+        let (runtimes, runtimes_watch, _) = watch!(TrussiumRuntime, everything);
+        let (config_maps, config_maps_watch, _) = watch!(ConfigMap, owned);
+        let (service_accounts, service_accounts_watch, _) = watch!(ServiceAccount, owned);
+        let (services, services_watch, _) = watch!(Service, owned);
+        let (deployments, deployments_watch, _) = watch!(Deployment, owned);
+        let (pdbs, pdbs_watch, _) = watch!(PodDisruptionBudget, owned);
+        let (policies, policies_watch, _) = watch!(NetworkPolicy, owned);
+        let (hpas, hpas_watch, _) = watch!(HorizontalPodAutoscaler, owned);
         // `Api<PartialObjectMeta<_>>` uses the metadata-only endpoints.
-        let (secret_metadata, secrets_watch) = watch!(PartialObjectMeta<Secret>, secrets);
+        let (secret_metadata, secrets_watch, secrets_refused) =
+            watch!(PartialObjectMeta<Secret>, secrets);
         let synced = {
             let stores = (
                 runtimes.store(),
@@ -373,6 +464,7 @@ impl Caches {
                 network_policies: policies_watch,
                 horizontal_pod_autoscalers: hpas_watch,
                 secrets: secrets_watch,
+                secrets_refused,
             },
         )
     }

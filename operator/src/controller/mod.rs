@@ -50,12 +50,13 @@ impl Scope {
     }
 }
 
-/// How many reconciles run at once, and how often a runtime nothing changed
-/// is reconciled again.
+/// How many reconciles run at once, how often a runtime nothing changed is
+/// reconciled again, and how long a watch runs before it is opened again.
 #[derive(Clone, Copy, Debug)]
 pub struct Pace {
     pub concurrency: u16,
     pub resync: Duration,
+    pub watch_timeout_seconds: u32,
 }
 
 /// Runs the controller until `shutdown` resolves. The watches run from the
@@ -73,11 +74,13 @@ pub async fn run(
     let Pace {
         concurrency,
         resync,
+        watch_timeout_seconds,
     } = pace;
     // Every watch fills a cache; reconciles read only those (see `cache`).
-    let (caches, watches) = Caches::watch(&client, &scope);
+    let (caches, watches) = Caches::watch(&client, &scope, watch_timeout_seconds);
     let runtime_store = caches.runtimes.store();
     let referencing = runtime_store.clone();
+    let with_secrets = runtime_store.clone();
     let ctx = Arc::new(Context::new(
         client,
         config,
@@ -144,6 +147,13 @@ pub async fn run(
                 &secret.name_any(),
             )
         })
+        // Refused the Secret watch: every runtime with a Secret reference
+        // checks it again now (and reports the refusal).
+        .reconcile_on(
+            watches
+                .secrets_refused
+                .flat_map(move |()| futures::stream::iter(runtimes_with_secrets(&with_secrets))),
+        )
         .graceful_shutdown_on(shutdown)
         .run(
             move |runtime, ctx| {
@@ -182,6 +192,16 @@ fn runtimes_referencing(
         .iter()
         .filter(|rt| rt.namespace().as_deref() == namespace)
         .filter(|rt| referenced_secrets(rt).iter().any(|s| s == name))
+        .map(|rt| ObjectRef::from_obj(rt.as_ref()))
+        .collect()
+}
+
+/// Runtimes that reference any Secret.
+fn runtimes_with_secrets(store: &Store<TrussiumRuntime>) -> Vec<ObjectRef<TrussiumRuntime>> {
+    store
+        .state()
+        .iter()
+        .filter(|rt| !referenced_secrets(rt).is_empty())
         .map(|rt| ObjectRef::from_obj(rt.as_ref()))
         .collect()
 }

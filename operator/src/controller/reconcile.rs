@@ -1,10 +1,13 @@
 //! One reconcile, top to bottom: read the caches, check references, apply,
-//! report. Nothing is read from the API server here: see [`super::cache`].
+//! report. Nothing is read from the API server here (see [`super::cache`]),
+//! except Secret metadata while the Secret watch is refused.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Secret;
 use kube::runtime::controller::Action;
 use kube::{Api, ResourceExt};
 use trussium_api::TrussiumRuntime;
@@ -14,7 +17,7 @@ use super::apply::{ensure, remove};
 use super::context::Context;
 use super::error::{Error, one_line};
 use super::report::report;
-use crate::references::{ReferenceCheck, check_references};
+use crate::references::{ReferenceCheck, check_references, referenced_secrets};
 use crate::resources::{BuildContext, DesiredResources, build};
 
 /// Look again while a runtime is not Ready yet and the watches have been
@@ -67,9 +70,7 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
         return Ok(Action::await_change());
     }
 
-    // A Secret that is not in the cache yet arrives through the Secret
-    // watch, which brings us back here.
-    let references = check_references(&rt, |secret| caches.secret_version(&namespace, secret));
+    let references = check_secrets(&ctx, &rt, &namespace).await;
     let observed = caches.deployments.get(&namespace, &name);
 
     // A missing Secret blocks every write: nothing is created or updated until
@@ -120,6 +121,42 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     } else {
         ctx.resync
     }))
+}
+
+/// Checks the runtime's Secret references against the Secret cache. A Secret
+/// that is not in the cache yet arrives through the Secret watch, which
+/// brings us back here.
+///
+/// While the API server refuses the Secret watch the cache may be stale and
+/// our permission gone, so each referenced Secret's metadata is read fresh:
+/// the refusal is then reported (ReferenceCheckFailed), and a read allowed
+/// again is how the operator learns the permission is back.
+async fn check_secrets(ctx: &Context, rt: &TrussiumRuntime, namespace: &str) -> ReferenceCheck {
+    let caches = &ctx.caches;
+    if caches.secrets.refused().is_none() {
+        return check_references(rt, |secret| Ok(caches.secret_version(namespace, secret)));
+    }
+    let secrets: Api<Secret> = Api::namespaced(ctx.client.clone(), namespace);
+    let mut read = BTreeMap::new();
+    for name in referenced_secrets(rt) {
+        let answer = match secrets.get_metadata_opt(&name).await {
+            Ok(found) => Ok(found.map(|secret| secret.resource_version().unwrap_or_default())),
+            Err(err) => Err(one_line(&err)),
+        };
+        let refused = answer.is_err();
+        read.insert(name, answer);
+        if refused {
+            break;
+        }
+    }
+    if !read.is_empty() && read.values().all(Result::is_ok) {
+        caches.secrets.read_allowed();
+    }
+    check_references(rt, |secret| {
+        read.get(secret)
+            .cloned()
+            .unwrap_or_else(|| Err("not read".to_string()))
+    })
 }
 
 /// Applies every owned object in a fixed order and removes the optional ones
