@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use kube::Client;
 
 use super::cache::Caches;
+use super::pacing::StatusWrites;
 use super::publish::Reporter;
 use crate::config::OperatorConfig;
 use crate::metrics::Metrics;
@@ -23,6 +24,8 @@ pub struct Context {
     pub resync: Duration,
     /// When a watch last failed (see [`Context::watches_troubled`]).
     pub watch_failed_at: Mutex<Option<Instant>>,
+    /// When each runtime's status was last written (progress waits).
+    pub status_writes: StatusWrites,
 }
 
 /// How long after a watch failure the watches are not trusted.
@@ -45,6 +48,7 @@ impl Context {
             caches,
             resync,
             watch_failed_at: Mutex::new(None),
+            status_writes: StatusWrites::default(),
         }
     }
 

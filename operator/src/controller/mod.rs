@@ -5,6 +5,7 @@ mod cache;
 mod context;
 mod error;
 mod gate;
+mod pacing;
 mod publish;
 mod reconcile;
 mod report;

@@ -114,13 +114,16 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     }
 
     let failing = outcome.error().is_some() || matches!(references, ReferenceCheck::Failed { .. });
-    Ok(Action::requeue(if failing {
+    let next = if failing {
         RETRY
     } else if !reported.settled && ctx.watches_troubled() {
         CONVERGING
     } else {
         ctx.resync
-    }))
+    };
+    Ok(Action::requeue(
+        reported.progress_due_in.map_or(next, |due| due.min(next)),
+    ))
 }
 
 /// Checks the runtime's Secret references against the Secret cache. A Secret

@@ -6,6 +6,8 @@
 //! leaves the stored status as it was, so the retry publishes the same Event
 //! names again (`AlreadyExists`, nothing repeated) before it writes.
 
+use std::time::Duration;
+
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use kube::{Api, Resource, ResourceExt};
@@ -18,7 +20,7 @@ use super::publish::{Published, event, publish};
 use crate::announcement::announce;
 use crate::references::ReferenceCheck;
 use crate::resources::FIELD_MANAGER;
-use crate::status::{StatusInput, project};
+use crate::status::{StatusInput, only_progress_differs, project};
 
 /// What a report came to.
 pub struct Reported {
@@ -27,6 +29,8 @@ pub struct Reported {
     /// The runtime as stored after a status write, `None` when nothing was
     /// written: the cache remembers it until its watch shows it.
     pub written: Option<TrussiumRuntime>,
+    /// Set when a progress-only write was held back: look again then.
+    pub progress_due_in: Option<Duration>,
 }
 
 /// Publishes the Events the status change calls for, then writes the status.
@@ -52,12 +56,23 @@ pub async fn report(
         .is_some_and(|c| c.status == "True");
     let name = rt.name_any();
     let uid = rt.uid().unwrap_or_default();
-    let Some(announcement) = announce(&name, &uid, rt.status.as_ref(), projected) else {
-        return Ok(Reported {
-            settled,
-            written: None,
-        });
+    let namespace = rt.namespace().unwrap_or_default();
+    let unwritten = |progress_due_in| Reported {
+        settled,
+        written: None,
+        progress_due_in,
     };
+    let Some(announcement) = announce(&name, &uid, rt.status.as_ref(), projected) else {
+        return Ok(unwritten(None));
+    };
+    let only_progress = announcement.events.is_empty()
+        && rt
+            .status
+            .as_ref()
+            .is_some_and(|stored| only_progress_differs(stored, &announcement.status));
+    if only_progress && let Some(wait) = ctx.status_writes.progress_due_in(&namespace, &name) {
+        return Ok(unwritten(Some(wait)));
+    }
 
     let reference = rt.object_ref(&());
     for (event_name, transition) in &announcement.events {
@@ -74,7 +89,7 @@ pub async fn report(
             ctx.metrics.event_emitted(transition.reason);
         } else {
             tracing::info!(
-                namespace = rt.namespace().unwrap_or_default(),
+                namespace,
                 name,
                 reason = transition.reason,
                 "event was published by an earlier attempt"
@@ -95,8 +110,10 @@ pub async fn report(
         )
         .await
         .map_err(Error::WriteStatus)?;
+    ctx.status_writes.wrote(&namespace, &name);
     Ok(Reported {
         settled,
         written: Some(written),
+        progress_due_in: None,
     })
 }

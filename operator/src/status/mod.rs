@@ -234,6 +234,59 @@ pub fn semantically_equal(a: &TrussiumRuntimeStatus, b: &TrussiumRuntimeStatus) 
         && same_conditions(conditions, &b.conditions)
 }
 
+/// Whether replacing a stored `a` by `b` only says how far a rollout has got:
+/// the replica counts, the observed template, and the messages of
+/// `Progressing`, `Available` and `Ready` (and `Progressing`'s reason while it
+/// stays `True`: the Deployment's controller has observed the change or not
+/// yet). No condition flips, no other reason changes, nothing else moves.
+///
+/// Such a write may wait (see `controller::report`): the next real
+/// transition, usually `Ready`, carries the counts anyway.
+pub fn only_progress_differs(a: &TrussiumRuntimeStatus, b: &TrussiumRuntimeStatus) -> bool {
+    // Destructured without `..`: a new status field must be considered here.
+    let TrussiumRuntimeStatus {
+        observed_generation,
+        desired_replicas,
+        // Progress.
+        ready_replicas: _,
+        available_replicas: _,
+        observed_template_hash: _,
+        desired_image,
+        current_image,
+        last_successful_image,
+        endpoint,
+        conditions,
+        report_sequence: _,
+    } = a;
+    *observed_generation == b.observed_generation
+        && *desired_replicas == b.desired_replicas
+        && *desired_image == b.desired_image
+        && *current_image == b.current_image
+        && *last_successful_image == b.last_successful_image
+        && *endpoint == b.endpoint
+        && conditions.len() == b.conditions.len()
+        && conditions.iter().all(|c| {
+            b.conditions
+                .iter()
+                .any(|d| d.type_ == c.type_ && same_but_progress(c, d))
+        })
+}
+
+fn same_but_progress(a: &Condition, b: &Condition) -> bool {
+    let progress_message = [
+        condition_type::PROGRESSING,
+        condition_type::AVAILABLE,
+        condition_type::READY,
+    ]
+    .contains(&a.type_.as_str());
+    let progress_reason = a.type_ == condition_type::PROGRESSING && a.status == "True";
+    a.status == b.status
+        && a.observed_generation == b.observed_generation
+        && a.last_transition_time.0.as_second() == b.last_transition_time.0.as_second()
+        && (progress_reason || a.reason == b.reason)
+        && (progress_message || a.message == b.message)
+}
+
 fn same_conditions(a: &[Condition], b: &[Condition]) -> bool {
     let covered = |x: &[Condition], y: &[Condition]| {
         x.iter()

@@ -178,26 +178,35 @@ async fn kubectl_wait_after_an_upgrade_waits_for_the_new_pods() -> TestResult {
                     String::from_utf8_lossy(&waited.stderr)
                 ),
             )?;
-            let rt = fx.get("x").await?;
-            let status = rt.status.as_ref().ok_or("no status")?;
-            let of = |t: &str| {
-                status
-                    .condition(t)
-                    .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
-                    .unwrap_or_default()
-            };
+            // The status says why (progress messages may lag by up to the
+            // operator's progress interval, 10 s).
+            let mut last = None;
+            let seen = trussium_e2e::wait_for(
+                "Available, and Ready False on the previous pod template",
+                std::time::Duration::from_secs(30),
+                async || {
+                    let rt = fx.get("x").await?;
+                    let of = |t: &str| {
+                        rt.status
+                            .as_ref()
+                            .and_then(|s| s.condition(t))
+                            .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
+                            .unwrap_or_default()
+                    };
+                    let (available, ready) =
+                        (of(condition_type::AVAILABLE), of(condition_type::READY));
+                    let upgrading = available.0 == "True"
+                        && ready.0 == "False"
+                        && ready.1 == "RuntimeNotReady"
+                        && ready.2.contains("of the previous pod template");
+                    last = Some((available, ready));
+                    Ok(upgrading.then_some(()))
+                },
+            )
+            .await;
             ensure(
-                of(condition_type::AVAILABLE).0 == "True"
-                    && of(condition_type::READY).0 == "False"
-                    && of(condition_type::READY).1 == "RuntimeNotReady"
-                    && of(condition_type::READY)
-                        .2
-                        .contains("of the previous pod template"),
-                format!(
-                    "during the upgrade: Available {:?}, Ready {:?}",
-                    of(condition_type::AVAILABLE),
-                    of(condition_type::READY)
-                ),
+                seen.is_ok(),
+                format!("during the upgrade: (Available, Ready) {last:?}"),
             )?;
 
             // A good image: kubectl wait returns once the new pods serve.

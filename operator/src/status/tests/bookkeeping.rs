@@ -1,7 +1,7 @@
 //! Transition times, generations, the endpoint, semantic equality and
 //! restarts.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 
 use super::*;
@@ -253,5 +253,113 @@ fn semantic_equality() {
         change(&mut b);
         assert!(!semantically_equal(&a, &b), "change {i}");
         assert!(!semantically_equal(&b, &a), "change {i}, reversed");
+    }
+}
+
+/// A rollout's steps, each reconciled: which of the writes only say how far
+/// it has got.
+#[test]
+fn a_rollout_in_progress_differs_only_in_progress() {
+    let mut w = World::new();
+    w.reconcile();
+    w.apply();
+    let pending = w.reconcile().status;
+    // Observed, then a pod created, then another: counts, messages and
+    // Progressing's reason move, nothing flips.
+    w.scale(3);
+    w.apply();
+    let pending = {
+        let s = w.reconcile().status;
+        assert!(!only_progress_differs(&pending, &s), "a new generation");
+        s
+    };
+    w.rolling([1, 1, 0, 0]);
+    let first = w.reconcile().status;
+    assert_ne!(
+        condition(&pending, "Progressing").reason,
+        condition(&first, "Progressing").reason
+    );
+    assert!(only_progress_differs(&pending, &first), "{first:#?}");
+    w.rolling([2, 2, 1, 1]);
+    let second = w.reconcile().status;
+    assert!(!semantically_equal(&first, &second));
+    assert!(
+        !only_progress_differs(&first, &second),
+        "Available flips with the first available replica"
+    );
+    w.rolling([3, 3, 2, 2]);
+    let third = w.reconcile().status;
+    assert_ne!(third.ready_replicas, second.ready_replicas);
+    assert!(only_progress_differs(&second, &third), "{third:#?}");
+    w.rolled_out();
+    let done = w.reconcile().status;
+    assert!(!only_progress_differs(&third, &done), "Ready flips");
+}
+
+#[test]
+fn anything_but_progress_is_not_progress() {
+    let a = healthy_status();
+    assert!(only_progress_differs(&a, &a.clone()));
+
+    let mut counts = a.clone();
+    counts.ready_replicas = Some(7);
+    counts.available_replicas = Some(6);
+    counts.observed_template_hash = Some("other".into());
+    counts.report_sequence = Some(99);
+    assert!(only_progress_differs(&a, &counts));
+
+    type Change = fn(&mut TrussiumRuntimeStatus);
+    let changed: [(&str, Change); 7] = [
+        ("observedGeneration", |s| s.observed_generation = Some(9)),
+        ("desiredReplicas", |s| s.desired_replicas = Some(9)),
+        ("desiredImage", |s| s.desired_image = Some("x".into())),
+        ("currentImage", |s| s.current_image = Some("x".into())),
+        ("lastSuccessfulImage", |s| {
+            s.last_successful_image = Some("x".into())
+        }),
+        ("endpoint", |s| s.endpoint = Some("x".into())),
+        ("a condition less", |s| {
+            s.conditions.pop();
+        }),
+    ];
+    for (what, change) in changed {
+        let mut b = a.clone();
+        change(&mut b);
+        assert!(!only_progress_differs(&a, &b), "{what}");
+    }
+
+    for type_ in condition_type::ALL {
+        let with = |change: fn(&mut Condition)| {
+            let mut b = a.clone();
+            if let Some(c) = b.conditions.iter_mut().find(|c| c.type_ == *type_) {
+                change(c);
+            }
+            b
+        };
+        let flipped = with(|c| c.status = if c.status == "True" { "False" } else { "True" }.into());
+        assert!(!only_progress_differs(&a, &flipped), "{type_} flipped");
+        let generation = with(|c| c.observed_generation = Some(99));
+        assert!(
+            !only_progress_differs(&a, &generation),
+            "{type_} generation"
+        );
+        let time = with(|c| c.last_transition_time = Time(Timestamp::new(1, 0).unwrap()));
+        assert!(!only_progress_differs(&a, &time), "{type_} time");
+        let message = with(|c| c.message = "other".into());
+        let progress = [
+            condition_type::PROGRESSING,
+            condition_type::AVAILABLE,
+            condition_type::READY,
+        ]
+        .contains(&type_);
+        assert_eq!(
+            only_progress_differs(&a, &message),
+            progress,
+            "{type_} message"
+        );
+        // A healthy runtime's Progressing is False: no reason of any
+        // condition may change then.
+        let reason = with(|c| c.reason = "Other".into());
+        assert!(!only_progress_differs(&a, &reason), "{type_} reason");
     }
 }

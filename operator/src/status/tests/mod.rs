@@ -19,7 +19,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use serde_json::json;
 use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus, condition_type};
 
-use super::{StatusInput, project, semantically_equal};
+use super::{StatusInput, only_progress_differs, project, semantically_equal};
 use crate::config::OperatorConfig;
 use crate::events::{EventType, Transition, transitions};
 use crate::references::ReferenceCheck;
