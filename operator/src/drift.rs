@@ -25,13 +25,34 @@ pub fn needs_apply<K: Serialize>(desired: &K, observed: &K) -> Option<String> {
     }
 }
 
+/// Whether `observed` differs from what the operator last applied although
+/// that is still what it wants: someone else changed it (drift), as opposed
+/// to the operator wanting something new. Only meaningful when
+/// [`needs_apply`] says an apply is needed.
+pub fn drifted<K: Serialize>(desired: &K, observed: &K) -> bool {
+    match (
+        serde_json::to_value(desired),
+        serde_json::to_value(observed),
+    ) {
+        (Ok(want), Ok(have)) => {
+            let hash = |v: &Value| v.pointer(&applied_hash_pointer()).cloned();
+            hash(&want).is_some() && hash(&want) == hash(&have)
+        }
+        _ => false,
+    }
+}
+
+fn applied_hash_pointer() -> String {
+    format!(
+        "/metadata/annotations/{}",
+        APPLIED_HASH_ANNOTATION.replace('/', "~1")
+    )
+}
+
 /// Why `observed` needs an apply: the JSON path of the first difference
 /// (a path only, never a value, so it is safe to log).
 pub fn difference(desired: &Value, observed: &Value) -> Option<String> {
-    let pointer = format!(
-        "/metadata/annotations/{}",
-        APPLIED_HASH_ANNOTATION.replace('/', "~1")
-    );
+    let pointer = applied_hash_pointer();
     match (desired.pointer(&pointer), observed.pointer(&pointer)) {
         (Some(want), Some(have)) if want == have => first_difference(desired, observed, "", false),
         _ => Some(format!("{pointer} (what the operator applies changed)")),
@@ -213,5 +234,32 @@ mod tests {
         assert_eq!(quantity("2k"), Some(2000.0));
         assert_eq!(quantity("2e3"), Some(2000.0));
         assert_eq!(quantity("abc"), None);
+    }
+}
+
+#[cfg(test)]
+mod drift_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object(hash: Option<&str>, component: &str) -> Value {
+        let mut v = json!({"metadata": {"name": "x", "labels": {"app.kubernetes.io/component": component}}});
+        if let Some(hash) = hash {
+            v["metadata"]["annotations"] = json!({ APPLIED_HASH_ANNOTATION: hash });
+        }
+        v
+    }
+
+    #[test]
+    fn someone_elses_change_is_drift_ours_is_not() {
+        let desired = object(Some("h1"), "runtime");
+        // Someone changed a field we set; what we applied is what we want.
+        assert!(drifted(&desired, &object(Some("h1"), "fighter")));
+        // We want something new (the hash moved): an update, not drift.
+        assert!(!drifted(&desired, &object(Some("h0"), "runtime")));
+        // Our annotation removed: we cannot tell, so it is no drift (no
+        // backing off).
+        assert!(!drifted(&desired, &object(None, "runtime")));
+        assert!(!drifted(&object(None, "a"), &object(None, "b")));
     }
 }

@@ -2,7 +2,8 @@
 //! no longer wanted. Decided from the caches, so a steady state sends nothing.
 
 use std::fmt::Debug;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::{Api, Resource, ResourceExt};
@@ -12,7 +13,8 @@ use serde_json::json;
 use trussium_api::TrussiumRuntime;
 
 use super::cache::{Cached, Kept};
-use crate::drift::needs_apply;
+use crate::backoff::{self, Backoff, Verdict};
+use crate::drift::{drifted, needs_apply};
 use crate::ownership::{innermost_list, take_over_list};
 use crate::resources::{FIELD_MANAGER, is_owned_by, same_controller};
 
@@ -38,10 +40,12 @@ impl<K> Owned for K where
 ///
 /// When the apply cannot revert the drift because another field manager owns
 /// items of a list (see [`crate::ownership`]), the operator takes that list
-/// over and applies once more.
+/// over and applies once more. Drift on an object the operator keeps
+/// reverting waits (see [`crate::backoff`]): the object is returned as it is.
 pub async fn ensure<K: Owned>(
     api: &Api<K>,
     cache: &Cached<K>,
+    backoff: &Mutex<Backoff>,
     desired: &K,
 ) -> Result<Arc<K>, kube::Error> {
     let name = desired.name_any();
@@ -68,6 +72,24 @@ pub async fn ensure<K: Owned>(
     let Some(path) = needs_apply(desired, observed.as_ref()) else {
         return Ok(observed);
     };
+    if drifted(desired, observed.as_ref()) {
+        let object = backoff::Object {
+            kind: K::kind(&()).into_owned(),
+            namespace: namespace.clone(),
+            name: name.clone(),
+        };
+        let verdict = super::lock(backoff).drifted(&object, Instant::now());
+        match verdict {
+            Verdict::Revert { nth: 1 } => {}
+            Verdict::Revert { nth } => {
+                tracing::warn!(kind = %K::kind(&()), %namespace, %name, %path, reverts_in_a_row = nth, "someone keeps changing it; reverting again");
+            }
+            Verdict::Wait(wait) => {
+                tracing::debug!(kind = %K::kind(&()), %namespace, %name, %path, wait_seconds = wait.as_secs_f64(), "someone keeps changing it; backing off");
+                return Ok(observed);
+            }
+        }
+    }
     tracing::info!(kind = %K::kind(&()), %namespace, %name, reason = %format!("differs at {path}"), "applying");
     let (current, path) = match apply(api, cache, desired).await {
         Ok(applied) => match needs_apply(desired, applied.as_ref()) {

@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::channel::mpsc;
@@ -36,7 +36,7 @@ use serde::de::DeserializeOwned;
 use trussium_api::TrussiumRuntime;
 use trussium_api::labels::{MANAGED_BY, MANAGED_BY_VALUE};
 
-use super::Scope;
+use super::{Scope, lock};
 
 /// How long a remembered write may stand in for a cache that has not caught
 /// up. Far longer than any watch lag; it only bounds the case where the watch
@@ -231,13 +231,6 @@ fn cache_lags(written: u64, seen: u64, cached: Option<u64>) -> bool {
 /// (then nothing is remembered and the cache alone decides).
 fn version<K: Resource>(object: &K) -> Option<u64> {
     object.meta().resource_version.as_deref()?.parse().ok()
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Nothing holding the lock can leave the map half-changed.
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Records in `seen` the highest resourceVersion the store reflects: Apply

@@ -8,6 +8,7 @@ use kube::Client;
 use super::cache::Caches;
 use super::pacing::StatusWrites;
 use super::publish::Reporter;
+use crate::backoff::Backoff;
 use crate::config::OperatorConfig;
 use crate::metrics::Metrics;
 
@@ -26,6 +27,8 @@ pub struct Context {
     pub watch_failed_at: Mutex<Option<Instant>>,
     /// When each runtime's status was last written (progress waits).
     pub status_writes: StatusWrites,
+    /// Recent drift reverts, to back off from another writer.
+    pub backoff: Mutex<Backoff>,
 }
 
 /// How long after a watch failure the watches are not trusted.
@@ -49,6 +52,7 @@ impl Context {
             resync,
             watch_failed_at: Mutex::new(None),
             status_writes: StatusWrites::default(),
+            backoff: Mutex::new(Backoff::default()),
         }
     }
 

@@ -10,7 +10,7 @@ mod publish;
 mod reconcile;
 mod report;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use futures::{Future, StreamExt};
@@ -205,6 +205,14 @@ fn runtimes_with_secrets(store: &Store<TrussiumRuntime>) -> Vec<ObjectRef<Trussi
         .filter(|rt| !referenced_secrets(rt).is_empty())
         .map(|rt| ObjectRef::from_obj(rt.as_ref()))
         .collect()
+}
+
+/// Locks a mutex of the shell's bookkeeping. Nothing holding one of these
+/// locks can leave its map half-changed, so a poisoned lock is still good.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn error_policy(rt: Arc<TrussiumRuntime>, err: &Error, _ctx: Arc<Context>) -> Action {

@@ -51,10 +51,7 @@ impl StatusWrites {
     }
 
     fn lock(&self) -> MutexGuard<'_, Written> {
-        // Nothing holding the lock can leave the map half-changed.
-        self.last
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        super::lock(&self.last)
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Secret;
@@ -12,11 +12,11 @@ use kube::runtime::controller::Action;
 use kube::{Api, ResourceExt};
 use trussium_api::TrussiumRuntime;
 
-use super::RETRY;
 use super::apply::{ensure, remove};
 use super::context::Context;
 use super::error::{Error, one_line};
 use super::report::report;
+use super::{RETRY, lock};
 use crate::references::{ReferenceCheck, check_references, referenced_secrets};
 use crate::resources::{BuildContext, DesiredResources, build};
 
@@ -121,9 +121,14 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     } else {
         ctx.resync
     };
-    Ok(Action::requeue(
-        reported.progress_due_in.map_or(next, |due| due.min(next)),
-    ))
+    // Drift left alone while backing off from another writer is reverted
+    // when due; a progress-only status write held back goes out when due.
+    let held = lock(&ctx.backoff).held(&namespace, &name, Instant::now());
+    let next = [reported.progress_due_in, held]
+        .into_iter()
+        .flatten()
+        .fold(next, Duration::min);
+    Ok(Action::requeue(next))
 }
 
 /// Checks the runtime's Secret references against the Secret cache. A Secret
@@ -188,30 +193,35 @@ async fn apply_all(
     ensure(
         &Api::namespaced(client.clone(), namespace),
         &caches.config_maps,
+        &ctx.backoff,
         &config_map,
     )
     .await?;
     ensure(
         &Api::namespaced(client.clone(), namespace),
         &caches.service_accounts,
+        &ctx.backoff,
         &service_account,
     )
     .await?;
     ensure(
         &Api::namespaced(client.clone(), namespace),
         &caches.services,
+        &ctx.backoff,
         &service,
     )
     .await?;
     let deployment = ensure(
         &Api::namespaced(client.clone(), namespace),
         &caches.deployments,
+        &ctx.backoff,
         &deployment,
     )
     .await?;
     ensure(
         &Api::namespaced(client.clone(), namespace),
         &caches.pod_disruption_budgets,
+        &ctx.backoff,
         &pod_disruption_budget,
     )
     .await?;
@@ -219,13 +229,15 @@ async fn apply_all(
     let policies = Api::namespaced(client.clone(), namespace);
     let policy_cache = &caches.network_policies;
     match network_policy {
-        Some(policy) => ensure(&policies, policy_cache, &policy).await.map(drop)?,
+        Some(policy) => ensure(&policies, policy_cache, &ctx.backoff, &policy)
+            .await
+            .map(drop)?,
         None => remove(&policies, policy_cache, namespace, &name, rt).await?,
     }
     let autoscalers = Api::namespaced(client.clone(), namespace);
     let autoscaler_cache = &caches.horizontal_pod_autoscalers;
     match horizontal_pod_autoscaler {
-        Some(hpa) => ensure(&autoscalers, autoscaler_cache, &hpa)
+        Some(hpa) => ensure(&autoscalers, autoscaler_cache, &ctx.backoff, &hpa)
             .await
             .map(drop)?,
         None => remove(&autoscalers, autoscaler_cache, namespace, &name, rt).await?,

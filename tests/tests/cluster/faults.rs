@@ -341,18 +341,23 @@ async fn a_second_writer_does_not_make_the_operator_loop() -> TestResult {
             deployment_writes as f64 / fought,
             writes.len()
         );
-        // Bounded: at most one correction per change it saw, never a loop
-        // of its own, and no status or Event churn.
+        // Backing off: reverts 1, 2, 4, 8 s apart (at 0, 1, 3, 7, 15 s),
+        // not one per change; never a loop of its own, and no status or
+        // Event churn.
         ensure(
-            deployment_writes <= fights as usize,
-            format!("the operator wrote the Deployment {deployment_writes} times against {fights} changes"),
+            (2..=7).contains(&deployment_writes),
+            format!(
+                "the operator wrote the Deployment {deployment_writes} times against {fights} changes \
+                 in {fought:.1}s (expected 2 to 7: it reverts, backing off)"
+            ),
         )?;
         ensure(
             writes.iter().all(|e| e.resource() == "deployments"),
             format!("the fight made the operator write other things: {}", crate::operator_support::describe(&writes)),
         )?;
         h.events_stay(&rt, &first).await?;
-        // Once the fight ends, the operator's value holds and it goes quiet.
+        // Once the fight ends, the operator's value is back when the backoff
+        // is due (at 31 s), holds, and the operator goes quiet.
         h.wait_object::<Deployment>("the operator's label back", "x", CONVERGE, |d| {
             d.labels().get("app.kubernetes.io/component").map(String::as_str) == Some("runtime")
         })

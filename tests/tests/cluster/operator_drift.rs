@@ -74,10 +74,16 @@ where
         "{what}: the drift did not take: {patch:?}"
     );
     let started = Instant::now();
+    // Drifts of one object in a row are reverted 1, 2, 4, 8 s apart (the
+    // operator backs off from a writer that keeps changing it): this test
+    // edits the Deployment five times.
     let outcome = h
-        .wait_object(&format!("{what} to be reverted"), name, PROMPT, |o: &K| {
-            json_of(o).is_ok_and(|v| reverted(&v))
-        })
+        .wait_object(
+            &format!("{what} to be reverted"),
+            name,
+            PROMPT * 2,
+            |o: &K| json_of(o).is_ok_and(|v| reverted(&v)),
+        )
         .await;
     if let Err(err) = outcome {
         let now = serde_json::to_string(&api.get_opt(name).await?)?;
