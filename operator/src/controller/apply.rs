@@ -43,7 +43,7 @@ impl<K> Owned for K where
 /// over and applies once more. Drift on an object the operator keeps
 /// reverting waits (see [`crate::backoff`]): the object is returned as it is.
 pub async fn ensure<K: Owned>(
-    api: &Api<K>,
+    api: Api<K>,
     cache: &Cached<K>,
     backoff: &Mutex<Backoff>,
     desired: &K,
@@ -60,7 +60,7 @@ pub async fn ensure<K: Owned>(
             Some(found) => Arc::new(found),
             None => {
                 tracing::info!(kind = %K::kind(&()), %namespace, %name, reason = "absent", "applying");
-                return apply(api, cache, desired).await;
+                return apply(&api, cache, desired).await;
             }
         },
     };
@@ -91,7 +91,7 @@ pub async fn ensure<K: Owned>(
         }
     }
     tracing::info!(kind = %K::kind(&()), %namespace, %name, reason = %format!("differs at {path}"), "applying");
-    let (current, path) = match apply(api, cache, desired).await {
+    let (current, path) = match apply(&api, cache, desired).await {
         Ok(applied) => match needs_apply(desired, applied.as_ref()) {
             None => return Ok(applied),
             Some(still) => (Ok(applied), still),
@@ -103,12 +103,12 @@ pub async fn ensure<K: Owned>(
         }
         Err(err) => return Err(err),
     };
-    let Some(taken) = take_over(api, &name, &path).await? else {
+    let Some(taken) = take_over(&api, &name, &path).await? else {
         tracing::warn!(kind = %K::kind(&()), %namespace, %name, %path, "still differs after apply");
         return current;
     };
     tracing::info!(kind = %K::kind(&()), %namespace, %name, list = %taken, "took over a list someone else changed; applying again");
-    apply(api, cache, desired).await
+    apply(&api, cache, desired).await
 }
 
 /// The error for an object of ours that someone else created first.

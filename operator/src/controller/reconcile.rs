@@ -167,7 +167,7 @@ async fn check_secrets(ctx: &Context, rt: &TrussiumRuntime, namespace: &str) -> 
     })
 }
 
-/// Applies every owned object in a fixed order and removes the optional ones
+/// Applies every owned object, in two stages, and removes the optional ones
 /// that are no longer wanted. Returns the Deployment as stored.
 async fn apply_all(
     ctx: &Context,
@@ -186,61 +186,68 @@ async fn apply_all(
         network_policy,
         horizontal_pod_autoscaler,
     } = desired;
-    let client = &ctx.client;
     let caches = &ctx.caches;
     let name = rt.name_any();
+    let backoff = &ctx.backoff;
 
-    ensure(
-        &Api::namespaced(client.clone(), namespace),
-        &caches.config_maps,
-        &ctx.backoff,
-        &config_map,
-    )
-    .await?;
-    ensure(
-        &Api::namespaced(client.clone(), namespace),
-        &caches.service_accounts,
-        &ctx.backoff,
-        &service_account,
-    )
-    .await?;
-    ensure(
-        &Api::namespaced(client.clone(), namespace),
-        &caches.services,
-        &ctx.backoff,
-        &service,
-    )
-    .await?;
-    let deployment = ensure(
-        &Api::namespaced(client.clone(), namespace),
-        &caches.deployments,
-        &ctx.backoff,
-        &deployment,
-    )
-    .await?;
-    ensure(
-        &Api::namespaced(client.clone(), namespace),
-        &caches.pod_disruption_budgets,
-        &ctx.backoff,
-        &pod_disruption_budget,
-    )
-    .await?;
-
-    let policies = Api::namespaced(client.clone(), namespace);
-    let policy_cache = &caches.network_policies;
-    match network_policy {
-        Some(policy) => ensure(&policies, policy_cache, &ctx.backoff, &policy)
-            .await
-            .map(drop)?,
-        None => remove(&policies, policy_cache, namespace, &name, rt).await?,
-    }
-    let autoscalers = Api::namespaced(client.clone(), namespace);
-    let autoscaler_cache = &caches.horizontal_pod_autoscalers;
-    match horizontal_pod_autoscaler {
-        Some(hpa) => ensure(&autoscalers, autoscaler_cache, &ctx.backoff, &hpa)
-            .await
-            .map(drop)?,
-        None => remove(&autoscalers, autoscaler_cache, namespace, &name, rt).await?,
-    }
+    // Two stages, each object of a stage at once: one round trip per stage
+    // instead of one per object. First what the pods need (their ConfigMap
+    // and ServiceAccount: a pod created before its ServiceAccount exists is
+    // refused, and the ReplicaSet controller retries only after a backoff)
+    // and the Service; then the Deployment and what goes with it.
+    tokio::try_join!(
+        ensure(
+            api(ctx, namespace),
+            &caches.config_maps,
+            backoff,
+            &config_map
+        ),
+        ensure(
+            api(ctx, namespace),
+            &caches.service_accounts,
+            backoff,
+            &service_account
+        ),
+        ensure(api(ctx, namespace), &caches.services, backoff, &service),
+    )?;
+    let policy = async {
+        let policies = api(ctx, namespace);
+        let cache = &caches.network_policies;
+        match &network_policy {
+            Some(policy) => ensure(policies, cache, backoff, policy).await.map(drop),
+            None => remove(&policies, cache, namespace, &name, rt).await,
+        }
+    };
+    let autoscaler = async {
+        let autoscalers = api(ctx, namespace);
+        let cache = &caches.horizontal_pod_autoscalers;
+        match &horizontal_pod_autoscaler {
+            Some(hpa) => ensure(autoscalers, cache, backoff, hpa).await.map(drop),
+            None => remove(&autoscalers, cache, namespace, &name, rt).await,
+        }
+    };
+    let (deployment, ..) = tokio::try_join!(
+        ensure(
+            api(ctx, namespace),
+            &caches.deployments,
+            backoff,
+            &deployment
+        ),
+        ensure(
+            api(ctx, namespace),
+            &caches.pod_disruption_budgets,
+            backoff,
+            &pod_disruption_budget
+        ),
+        policy,
+        autoscaler,
+    )?;
     Ok(deployment)
+}
+
+fn api<K>(ctx: &Context, namespace: &str) -> Api<K>
+where
+    K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>,
+{
+    Api::namespaced(ctx.client.clone(), namespace)
 }
