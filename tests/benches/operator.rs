@@ -37,8 +37,8 @@ use kube::api::{Patch, PatchParams};
 use tokio::time::Instant;
 use trussium_api::{TrussiumRuntime, condition_type, reason};
 use trussium_e2e::{
-    Audit, AuditMark, OPERATOR_USER, Operator, TestNamespace, admin_client, kubectl_path,
-    require_cluster,
+    Audit, AuditMark, OPERATOR_USER, Operator, TestNamespace, admin_client, install_crd,
+    kubectl_path, require_cluster,
 };
 
 use figures::{Converged, Figures, Requests};
@@ -55,6 +55,8 @@ const QUIET: Duration = Duration::from_secs(10);
 #[tokio::main]
 async fn main() -> Result<()> {
     require_cluster();
+    // A fresh cluster (`make cluster-up`) has no CRD: the tests install it.
+    install_crd(&admin_client().await?).await?;
     let sizes = numbers("BENCH_RUNTIMES", "100");
     let sweep = numbers("BENCH_CONCURRENCY", "1 16");
     let secret_kib = numbers("BENCH_SECRET_KIB", "100")
@@ -94,7 +96,7 @@ fn timeout(n: usize) -> Duration {
 async fn baseline(n: usize) -> Result<Duration> {
     let ns = TestNamespace::create("bench-kubectl").await?;
     let outcome = async {
-        let deployments = Watched::start(ns.api::<Deployment>(), deployment_available).await;
+        let deployments = Watched::start(ns.api::<Deployment>(), deployment_available).await?;
         let file = manifests::write(
             "owned-objects.yaml",
             &manifests::owned_objects_yaml(&ns.name, n)?,
@@ -118,8 +120,8 @@ async fn full_run(n: usize, figures: &mut Figures) -> Result<()> {
         let admin = admin_client().await?;
         let audit = Audit::open()?;
         let runtimes = ns.api::<TrussiumRuntime>();
-        let watched_runtimes = Watched::start(runtimes.clone(), runtime_ready).await;
-        let deployments = Watched::start(ns.api::<Deployment>(), deployment_available).await;
+        let watched_runtimes = Watched::start(runtimes.clone(), runtime_ready).await?;
+        let deployments = Watched::start(ns.api::<Deployment>(), deployment_available).await?;
 
         let before_start = audit.mark();
         let operator = Operator::start(&admin, &ns.name, &[RESYNC_ARG]).await?;
@@ -202,7 +204,7 @@ async fn converge_only(n: usize, concurrency: usize) -> Result<Converged> {
     let outcome = async {
         let admin = admin_client().await?;
         let audit = Audit::open()?;
-        let runtimes = Watched::start(ns.api::<TrussiumRuntime>(), runtime_ready).await;
+        let runtimes = Watched::start(ns.api::<TrussiumRuntime>(), runtime_ready).await?;
         let _operator = Operator::start(
             &admin,
             &ns.name,

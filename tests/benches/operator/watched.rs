@@ -14,6 +14,8 @@ use kube::{Api, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use tokio::time::Instant;
 
+const FIRST_LIST: Duration = Duration::from_secs(60);
+
 pub struct Watched<K: Resource<DynamicType = ()> + Clone + 'static> {
     store: Store<K>,
     /// When each object (by name) first passed `done`.
@@ -27,7 +29,9 @@ where
 {
     /// Starts watching; `done` says when an object counts as finished (its
     /// first such moment is recorded).
-    pub async fn start(api: Api<K>, done: fn(&K) -> bool) -> Self {
+    /// Fails when the first list does not finish in a minute (the resource
+    /// is not served, or the cluster is gone) rather than waiting forever.
+    pub async fn start(api: Api<K>, done: fn(&K) -> bool) -> Result<Self, String> {
         let (store, writer) = reflector::store();
         let firsts = Arc::new(Mutex::new(HashMap::new()));
         let seen = firsts.clone();
@@ -51,8 +55,14 @@ where
             firsts,
             task,
         };
-        let _ = watched.store.wait_until_ready().await;
-        watched
+        match tokio::time::timeout(FIRST_LIST, watched.store.wait_until_ready()).await {
+            Ok(Ok(())) => Ok(watched),
+            _ => Err(format!(
+                "watching {}: no first list within {} s",
+                K::plural(&()),
+                FIRST_LIST.as_secs()
+            )),
+        }
     }
 
     /// How many objects `check` accepts right now.
