@@ -167,7 +167,8 @@ where
         cached
     }
 
-    /// Remembers `object` as the API server returned it from our write.
+    /// Remembers `object` as the API server returned it (from our write, or
+    /// a fresh read).
     pub fn remember(&self, mut object: K) -> Arc<K> {
         object.keep_only_what_is_read();
         let object = Arc::new(object);

@@ -6,6 +6,8 @@ use thiserror::Error;
 pub enum Error {
     #[error("writing status: {0}")]
     WriteStatus(#[source] kube::Error),
+    #[error("reading the runtime: {0}")]
+    ReadRuntime(#[source] kube::Error),
     #[error("publishing Event {reason}: {source}")]
     Publish {
         reason: &'static str,

@@ -109,8 +109,8 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
         outcome.error(),
     )
     .await?;
-    if let Some(written) = reported.written {
-        caches.runtimes.remember(written);
+    if let Some(learned) = reported.learned {
+        caches.runtimes.remember(learned);
     }
 
     let failing = outcome.error().is_some() || matches!(references, ReferenceCheck::Failed { .. });
@@ -122,9 +122,9 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
         ctx.resync
     };
     // Drift left alone while backing off from another writer is reverted
-    // when due; a progress-only status write held back goes out when due.
+    // when due; a status write held back or refused is tried again when due.
     let held = lock(&ctx.backoff).held(&namespace, &name, Instant::now());
-    let next = [reported.progress_due_in, held]
+    let next = [reported.again_in, held]
         .into_iter()
         .flatten()
         .fold(next, Duration::min);

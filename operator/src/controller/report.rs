@@ -5,8 +5,19 @@
 //! [`crate::announcement`]: a crash (or a failed request) between the two
 //! leaves the stored status as it was, so the retry publishes the same Event
 //! names again (`AlreadyExists`, nothing repeated) before it writes.
+//!
+//! The names follow the stored status, so they hold only if the status a
+//! report starts from is the stored one. The cache usually shows it (and our
+//! own last write until its watch catches up), but a watch can stall (an API
+//! server restart) or our write's response can be lost. Hence two guards:
+//! before publishing, the runtime is read fresh (the one read of a runtime
+//! the operator makes, once per transition); and every status write carries
+//! the resourceVersion it was decided from, so a write from a stale view is
+//! refused (409) instead of taking the stored status back.
 
 use std::time::Duration;
+
+use trussium_api::TrussiumRuntimeStatus;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
@@ -17,20 +28,25 @@ use trussium_api::{TrussiumRuntime, condition_type};
 use super::context::Context;
 use super::error::Error;
 use super::publish::{Published, event, publish};
-use crate::announcement::announce;
+use crate::announcement::{Announcement, announce};
 use crate::references::ReferenceCheck;
 use crate::resources::FIELD_MANAGER;
 use crate::status::{StatusInput, only_progress_differs, project};
+
+/// How soon to look again after a status write was refused because our view
+/// of the runtime was stale (the fresh one is remembered meanwhile).
+const STALE_RETRY: Duration = Duration::from_secs(1);
 
 /// What a report came to.
 pub struct Reported {
     /// Whether the runtime has settled (Ready for its generation).
     pub settled: bool,
-    /// The runtime as stored after a status write, `None` when nothing was
-    /// written: the cache remembers it until its watch shows it.
-    pub written: Option<TrussiumRuntime>,
-    /// Set when a progress-only write was held back: look again then.
-    pub progress_due_in: Option<Duration>,
+    /// The runtime as stored, when this report learned it (its status write,
+    /// or a fresh read): the cache remembers it until its watch shows it.
+    pub learned: Option<TrussiumRuntime>,
+    /// Set when a write was held back (progress only) or refused (stale
+    /// view): look again then.
+    pub again_in: Option<Duration>,
 }
 
 /// Publishes the Events the status change calls for, then writes the status.
@@ -43,27 +59,66 @@ pub async fn report(
     reconcile_error: Option<&str>,
 ) -> Result<Reported, Error> {
     let now = k8s_openapi::jiff::Timestamp::now();
-    let projected = project(&StatusInput {
-        runtime: rt,
-        deployment,
-        references,
-        reconcile_error,
-        config: &ctx.config,
-        now,
-    });
-    let settled = projected
-        .condition(condition_type::READY)
-        .is_some_and(|c| c.status == "True");
-    let name = rt.name_any();
-    let uid = rt.uid().unwrap_or_default();
-    let namespace = rt.namespace().unwrap_or_default();
-    let unwritten = |progress_due_in| Reported {
-        settled,
-        written: None,
-        progress_due_in,
+    let plan = |rt: &TrussiumRuntime| {
+        let projected = project(&StatusInput {
+            runtime: rt,
+            deployment,
+            references,
+            reconcile_error,
+            config: &ctx.config,
+            now,
+        });
+        let settled = projected
+            .condition(condition_type::READY)
+            .is_some_and(|c| c.status == "True");
+        let announcement = announce(
+            &rt.name_any(),
+            &rt.uid().unwrap_or_default(),
+            rt.status.as_ref(),
+            projected,
+        );
+        (settled, announcement)
     };
-    let Some(announcement) = announce(&name, &uid, rt.status.as_ref(), projected) else {
-        return Ok(unwritten(None));
+    let name = rt.name_any();
+    let namespace = rt.namespace().unwrap_or_default();
+
+    let (mut settled, mut announcement) = plan(rt);
+    let mut learned = None;
+    if announcement.as_ref().is_some_and(|a| !a.events.is_empty()) {
+        let Some(fresh) = runtimes.get_opt(&name).await.map_err(Error::ReadRuntime)? else {
+            // Deleted meanwhile: its deletion reaches the controller.
+            return Ok(Reported {
+                settled,
+                learned: None,
+                again_in: None,
+            });
+        };
+        if fresh.metadata.generation != rt.metadata.generation {
+            // A newer spec than the one just applied: its own reconcile
+            // reports it. Reporting it now would claim what is not applied.
+            return Ok(Reported {
+                settled: false,
+                learned: Some(fresh),
+                again_in: Some(Duration::ZERO),
+            });
+        }
+        if fresh.resource_version() != rt.resource_version() {
+            tracing::debug!(
+                namespace,
+                name,
+                "the cached runtime was behind; using a fresh read"
+            );
+            (settled, announcement) = plan(&fresh);
+            learned = Some(fresh);
+        }
+    }
+    let rt = learned.as_ref().unwrap_or(rt);
+    let Some(announcement) = announcement else {
+        return Ok(Reported {
+            settled,
+            learned,
+            again_in: None,
+        });
     };
     let only_progress = announcement.events.is_empty()
         && rt
@@ -71,14 +126,55 @@ pub async fn report(
             .as_ref()
             .is_some_and(|stored| only_progress_differs(stored, &announcement.status));
     if only_progress && let Some(wait) = ctx.status_writes.progress_due_in(&namespace, &name) {
-        return Ok(unwritten(Some(wait)));
+        return Ok(Reported {
+            settled,
+            learned,
+            again_in: Some(wait),
+        });
     }
 
+    publish_events(ctx, rt, &announcement, now).await?;
+
+    match write_status(runtimes, rt, announcement.status).await {
+        Ok(written) => {
+            ctx.status_writes.wrote(&namespace, &name);
+            Ok(Reported {
+                settled,
+                learned: Some(written),
+                again_in: None,
+            })
+        }
+        // Our view was stale: nothing was written. Look again shortly, from
+        // the runtime as stored now.
+        Err(kube::Error::Api(status)) if status.code == 409 => {
+            tracing::debug!(
+                namespace,
+                name,
+                "status write refused: the runtime changed meanwhile"
+            );
+            let fresh = runtimes.get_opt(&name).await.map_err(Error::ReadRuntime)?;
+            Ok(Reported {
+                settled,
+                learned: fresh,
+                again_in: Some(STALE_RETRY),
+            })
+        }
+        Err(err) => Err(Error::WriteStatus(err)),
+    }
+}
+
+/// Publishes each Event of the announcement; a failure stops here, before the
+/// status write: the retry diffs from the same stored status and publishes
+/// the same names.
+async fn publish_events(
+    ctx: &Context,
+    rt: &TrussiumRuntime,
+    announcement: &Announcement,
+    now: k8s_openapi::jiff::Timestamp,
+) -> Result<(), Error> {
     let reference = rt.object_ref(&());
     for (event_name, transition) in &announcement.events {
         let e = event(event_name, transition, &reference, &ctx.reporter, now);
-        // A failure stops here, before the status write: the retry diffs
-        // from the same stored status and publishes the same names.
         let published = publish(&ctx.client, &e)
             .await
             .map_err(|source| Error::Publish {
@@ -89,31 +185,34 @@ pub async fn report(
             ctx.metrics.event_emitted(transition.reason);
         } else {
             tracing::info!(
-                namespace,
-                name,
+                namespace = rt.namespace().unwrap_or_default(),
+                name = rt.name_any(),
                 reason = transition.reason,
                 "event was published by an earlier attempt"
             );
         }
     }
+    Ok(())
+}
 
+/// Writes `status` on the condition that the runtime is still the one it was
+/// decided from (its resourceVersion): 409 otherwise.
+async fn write_status(
+    runtimes: &Api<TrussiumRuntime>,
+    rt: &TrussiumRuntime,
+    status: TrussiumRuntimeStatus,
+) -> Result<TrussiumRuntime, kube::Error> {
     let patch = json!({
         "apiVersion": TrussiumRuntime::api_version(&()),
         "kind": TrussiumRuntime::kind(&()),
-        "status": announcement.status,
+        "metadata": { "resourceVersion": rt.resource_version() },
+        "status": status,
     });
-    let written = runtimes
+    runtimes
         .patch_status(
-            &name,
+            &rt.name_any(),
             &PatchParams::apply(FIELD_MANAGER).force(),
             &Patch::Apply(&patch),
         )
         .await
-        .map_err(Error::WriteStatus)?;
-    ctx.status_writes.wrote(&namespace, &name);
-    Ok(Reported {
-        settled,
-        written: Some(written),
-        progress_due_in: None,
-    })
 }
