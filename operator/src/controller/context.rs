@@ -1,7 +1,7 @@
 //! What every reconcile shares, built once at start-up.
 
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kube::Client;
 
@@ -23,16 +23,11 @@ pub struct Context {
     pub caches: Caches,
     /// How often a converged runtime is reconciled again without a trigger.
     pub resync: Duration,
-    /// When a watch last failed (see [`Context::watches_troubled`]).
-    pub watch_failed_at: Mutex<Option<Instant>>,
     /// When each runtime's status was last written (progress waits).
     pub status_writes: StatusWrites,
     /// Recent drift reverts, to back off from another writer.
     pub backoff: Mutex<Backoff>,
 }
-
-/// How long after a watch failure the watches are not trusted.
-const WATCH_DISTRUST: Duration = Duration::from_secs(600);
 
 impl Context {
     pub fn new(
@@ -50,30 +45,8 @@ impl Context {
             metrics,
             caches,
             resync,
-            watch_failed_at: Mutex::new(None),
             status_writes: StatusWrites::default(),
             backoff: Mutex::new(Backoff::default()),
         }
-    }
-
-    /// Records that a watch failed (the API server went away, refused us,
-    /// or expired our resourceVersion).
-    pub fn watch_failed(&self) {
-        if let Ok(mut at) = self.watch_failed_at.lock() {
-            *at = Some(Instant::now());
-        }
-    }
-
-    /// Whether a watch failed recently: after an API server restart the
-    /// watches may take minutes to deliver changes again (refused while its
-    /// authorizer warms up, then resumed from an expired resourceVersion),
-    /// so a runtime still converging must be looked at again rather than
-    /// wait for the watch or the resync.
-    pub fn watches_troubled(&self) -> bool {
-        self.watch_failed_at
-            .lock()
-            .ok()
-            .and_then(|at| *at)
-            .is_some_and(|at| at.elapsed() < WATCH_DISTRUST)
     }
 }

@@ -8,6 +8,8 @@ pub enum Error {
     WriteStatus(#[source] kube::Error),
     #[error("reading the runtime: {0}")]
     ReadRuntime(#[source] kube::Error),
+    #[error("applying: no answer from the API server: {0}")]
+    Unanswered(#[source] kube::Error),
     #[error("publishing Event {reason}: {source}")]
     Publish {
         reason: &'static str,

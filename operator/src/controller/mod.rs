@@ -91,7 +91,6 @@ pub async fn run(
         caches,
         resync,
     ));
-    let watch_health = ctx.clone();
 
     // Readiness: every cache holds its first full list, so a reconcile can
     // decide. Asked, not awaited: the controller waits on the runtime store,
@@ -167,9 +166,6 @@ pub async fn run(
             ctx,
         )
         .for_each(|result| {
-            if matches!(result, Err(controller::Error::QueueError(_))) {
-                watch_health.watch_failed();
-            }
             async move {
                 match result {
                     Ok((object, _)) => tracing::debug!(runtime = %object, "reconciled"),

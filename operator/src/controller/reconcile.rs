@@ -20,11 +20,6 @@ use super::{RETRY, lock};
 use crate::references::{ReferenceCheck, check_references, referenced_secrets};
 use crate::resources::{BuildContext, DesiredResources, build};
 
-/// Look again while a runtime is not Ready yet and the watches have been
-/// failing (see `Context::watches_troubled`): a rollout must not wait for
-/// the resync to be reported.
-const CONVERGING: Duration = Duration::from_secs(30);
-
 /// What the writes of one reconcile came to.
 enum Outcome {
     /// Every owned object is as desired; the Deployment as it now is.
@@ -85,6 +80,12 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
             match build(&rt, &build_ctx) {
                 Ok(desired) => match apply_all(&ctx, &rt, &namespace, desired).await {
                     Ok(applied) => Outcome::Applied(applied),
+                    // No answer at all: the API server is away (restarting).
+                    // Nothing is wrong with the runtime; try again, and
+                    // report nothing (a restart must not read as a failure).
+                    Err(err) if !matches!(err, kube::Error::Api(_)) => {
+                        return Err(Error::Unanswered(err));
+                    }
                     Err(err) => {
                         let message = one_line(&err);
                         tracing::warn!(%namespace, %name, error = %message, "applying failed");
@@ -114,13 +115,7 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     }
 
     let failing = outcome.error().is_some() || matches!(references, ReferenceCheck::Failed { .. });
-    let next = if failing {
-        RETRY
-    } else if !reported.settled && ctx.watches_troubled() {
-        CONVERGING
-    } else {
-        ctx.resync
-    };
+    let next = if failing { RETRY } else { ctx.resync };
     // Drift left alone while backing off from another writer is reverted
     // when due; a status write held back or refused is tried again when due.
     let held = lock(&ctx.backoff).held(&namespace, &name, Instant::now());

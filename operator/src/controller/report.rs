@@ -23,7 +23,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
-use trussium_api::{TrussiumRuntime, condition_type};
+use trussium_api::TrussiumRuntime;
 
 use super::context::Context;
 use super::error::Error;
@@ -39,8 +39,6 @@ const STALE_RETRY: Duration = Duration::from_secs(1);
 
 /// What a report came to.
 pub struct Reported {
-    /// Whether the runtime has settled (Ready for its generation).
-    pub settled: bool,
     /// The runtime as stored, when this report learned it (its status write,
     /// or a fresh read): the cache remembers it until its watch shows it.
     pub learned: Option<TrussiumRuntime>,
@@ -68,27 +66,22 @@ pub async fn report(
             config: &ctx.config,
             now,
         });
-        let settled = projected
-            .condition(condition_type::READY)
-            .is_some_and(|c| c.status == "True");
-        let announcement = announce(
+        announce(
             &rt.name_any(),
             &rt.uid().unwrap_or_default(),
             rt.status.as_ref(),
             projected,
-        );
-        (settled, announcement)
+        )
     };
     let name = rt.name_any();
     let namespace = rt.namespace().unwrap_or_default();
 
-    let (mut settled, mut announcement) = plan(rt);
+    let mut announcement = plan(rt);
     let mut learned = None;
     if announcement.as_ref().is_some_and(|a| !a.events.is_empty()) {
         let Some(fresh) = runtimes.get_opt(&name).await.map_err(Error::ReadRuntime)? else {
             // Deleted meanwhile: its deletion reaches the controller.
             return Ok(Reported {
-                settled,
                 learned: None,
                 again_in: None,
             });
@@ -97,7 +90,6 @@ pub async fn report(
             // A newer spec than the one just applied: its own reconcile
             // reports it. Reporting it now would claim what is not applied.
             return Ok(Reported {
-                settled: false,
                 learned: Some(fresh),
                 again_in: Some(Duration::ZERO),
             });
@@ -108,14 +100,13 @@ pub async fn report(
                 name,
                 "the cached runtime was behind; using a fresh read"
             );
-            (settled, announcement) = plan(&fresh);
+            announcement = plan(&fresh);
             learned = Some(fresh);
         }
     }
     let rt = learned.as_ref().unwrap_or(rt);
     let Some(announcement) = announcement else {
         return Ok(Reported {
-            settled,
             learned,
             again_in: None,
         });
@@ -127,7 +118,6 @@ pub async fn report(
             .is_some_and(|stored| only_progress_differs(stored, &announcement.status));
     if only_progress && let Some(wait) = ctx.status_writes.progress_due_in(&namespace, &name) {
         return Ok(Reported {
-            settled,
             learned,
             again_in: Some(wait),
         });
@@ -139,7 +129,6 @@ pub async fn report(
         Ok(written) => {
             ctx.status_writes.wrote(&namespace, &name);
             Ok(Reported {
-                settled,
                 learned: Some(written),
                 again_in: None,
             })
@@ -154,7 +143,6 @@ pub async fn report(
             );
             let fresh = runtimes.get_opt(&name).await.map_err(Error::ReadRuntime)?;
             Ok(Reported {
-                settled,
                 learned: fresh,
                 again_in: Some(STALE_RETRY),
             })
