@@ -8,6 +8,7 @@ use kube::Client;
 use super::cache::Caches;
 use super::pacing::StatusWrites;
 use super::publish::Reporter;
+use super::refusals::Refusals;
 use crate::backoff::Backoff;
 use crate::config::OperatorConfig;
 use crate::metrics::Metrics;
@@ -27,6 +28,8 @@ pub struct Context {
     pub status_writes: StatusWrites,
     /// Recent drift reverts, to back off from another writer.
     pub backoff: Mutex<Backoff>,
+    /// Applies refused once, to be confirmed by the retry.
+    pub refusals: Refusals,
 }
 
 impl Context {
@@ -47,6 +50,7 @@ impl Context {
             resync,
             status_writes: StatusWrites::default(),
             backoff: Mutex::new(Backoff::default()),
+            refusals: Refusals::default(),
         }
     }
 }

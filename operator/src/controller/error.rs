@@ -10,6 +10,8 @@ pub enum Error {
     ReadRuntime(#[source] kube::Error),
     #[error("applying: no answer from the API server: {0}")]
     Unanswered(#[source] kube::Error),
+    #[error("applying: refused (retrying before reporting it): {0}")]
+    RefusedOnce(String),
     #[error("publishing Event {reason}: {source}")]
     Publish {
         reason: &'static str,

@@ -8,6 +8,7 @@ mod gate;
 mod pacing;
 mod publish;
 mod reconcile;
+mod refusals;
 mod report;
 
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -79,12 +79,23 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
             };
             match build(&rt, &build_ctx) {
                 Ok(desired) => match apply_all(&ctx, &rt, &namespace, desired).await {
-                    Ok(applied) => Outcome::Applied(applied),
+                    Ok(applied) => {
+                        ctx.refusals.clear(&namespace, &name);
+                        Outcome::Applied(applied)
+                    }
                     // No answer at all: the API server is away (restarting).
                     // Nothing is wrong with the runtime; try again, and
                     // report nothing (a restart must not read as a failure).
                     Err(err) if !matches!(err, kube::Error::Api(_)) => {
                         return Err(Error::Unanswered(err));
+                    }
+                    // Refused: reported if the retry is refused too (see
+                    // `refusals`: a restarted API server refuses everything
+                    // for a moment).
+                    Err(kube::Error::Api(status))
+                        if status.is_forbidden() && ctx.refusals.first(&namespace, &name) =>
+                    {
+                        return Err(Error::RefusedOnce(status.message));
                     }
                     Err(err) => {
                         let message = one_line(&err);

@@ -23,7 +23,10 @@ mod status_support;
 
 use std::time::{Duration, Instant};
 
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::ResourceExt;
 use kube::api::ListParams;
+use trussium_api::{TrussiumRuntime, condition_type};
 use trussium_e2e::{repo_root, wait_for};
 
 use fault_support::{all_ready, check_first_rollout_events, events_by_runtime};
@@ -35,8 +38,11 @@ static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 const RUNTIMES: usize = 30;
 
-/// How long the runtimes may take to be Ready once the component is back.
-const RECOVERY: Duration = Duration::from_secs(120);
+/// How long after its Deployment became available a runtime may report
+/// Ready. The operator's share of a recovery; the control plane's own (the
+/// controller manager catching up after a restart) varies by a minute or
+/// more on a loaded machine, so the whole recovery is only printed.
+const REPORT_LAG: i64 = 30;
 
 /// Runs `tests/cluster/component.sh <action> <component>`.
 async fn component(action: &str, name: &str) -> TestResult {
@@ -76,11 +82,9 @@ async fn converge_through_restart_of(name: &'static str) -> TestResult {
         let stopped = Instant::now();
         component("restart", name).await?;
         let back = Instant::now();
-        // Recovery is prompt or it is a defect: a controller that backed off
-        // all its triggers together heard nothing for minutes.
         let all = wait_for(
             &format!("all {RUNTIMES} runtimes to be Ready after {name} restarted"),
-            RECOVERY,
+            Duration::from_secs(600),
             async || Ok(all_ready(h, RUNTIMES).await?),
         )
         .await?;
@@ -93,6 +97,7 @@ async fn converge_through_restart_of(name: &'static str) -> TestResult {
             h.operator.is_running() && h.operator.pid() == pid,
             "the operator did not survive the restart",
         )?;
+        check_report_lag(h, &all).await?;
         let events = events_by_runtime(h).await?;
         check_first_rollout_events(&all, &events)?;
         Ok::<(), BoxError>(())
@@ -110,4 +115,45 @@ async fn the_operator_rides_out_an_api_server_restart() -> TestResult {
 #[ignore = "needs the local cluster (make test)"]
 async fn the_operator_rides_out_an_etcd_restart() -> TestResult {
     converge_through_restart_of("etcd").await
+}
+
+/// Checks that every runtime became Ready within [`REPORT_LAG`] seconds of
+/// its Deployment becoming available (both transition times, from the one
+/// clock of the local cluster). A controller that backed off all its
+/// triggers together after the restart heard nothing for minutes.
+async fn check_report_lag(h: &harness::Harness, runtimes: &[TrussiumRuntime]) -> TestResult {
+    let deployments = h.api::<Deployment>();
+    let mut late = Vec::new();
+    for rt in runtimes {
+        let name = rt.name_any();
+        let deployment = deployments.get(&name).await?;
+        let available = deployment
+            .status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .and_then(|c| {
+                c.iter()
+                    .find(|c| c.type_ == "Available" && c.status == "True")
+            })
+            .and_then(|c| c.last_transition_time.as_ref())
+            .map(|t| t.0.as_second());
+        let ready = rt
+            .status
+            .as_ref()
+            .and_then(|s| s.condition(condition_type::READY))
+            .map(|c| c.last_transition_time.0.as_second());
+        match (available, ready) {
+            (Some(available), Some(ready)) if ready - available <= REPORT_LAG => {}
+            _ => late.push(format!(
+                "{name}: available at {available:?}, Ready at {ready:?}"
+            )),
+        }
+    }
+    ensure(
+        late.is_empty(),
+        format!(
+            "runtimes reported Ready more than {REPORT_LAG} s after their Deployment was available:\n  {}",
+            late.join("\n  ")
+        ),
+    )
 }
