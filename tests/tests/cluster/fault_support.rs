@@ -38,22 +38,42 @@ pub async fn events_by_runtime(
 }
 
 /// Every runtime of the namespace is Ready for its generation; returns them.
+///
+/// A runtime the list shows not Ready is read again by name: once, after an
+/// API server restart, its list kept answering from a stale cache for ten
+/// minutes while the runtimes were Ready (the operator had written it, and
+/// its watch had seen it). The disagreement is printed when it happens.
 pub async fn all_ready(
     h: &Harness,
     count: usize,
 ) -> Result<Option<Vec<TrussiumRuntime>>, BoxError> {
-    let list = h.runtimes().list(&ListParams::default()).await?.items;
-    let ready = list
-        .iter()
-        .filter(|rt| {
-            let status = rt.status.as_ref();
-            status.and_then(|s| s.observed_generation) == rt.metadata.generation
-                && status
-                    .and_then(|s| s.condition(condition_type::READY))
-                    .is_some_and(|c| c.status == "True")
-        })
-        .count();
-    Ok((list.len() == count && ready == count).then_some(list))
+    let mut list = h.runtimes().list(&ListParams::default()).await?.items;
+    if list.len() != count {
+        return Ok(None);
+    }
+    let runtimes = h.runtimes();
+    for rt in list.iter_mut().filter(|rt| !is_ready(rt)) {
+        let fresh = runtimes.get(&rt.name_any()).await?;
+        if !is_ready(&fresh) {
+            return Ok(None);
+        }
+        eprintln!(
+            "{}: the list shows it not Ready (resourceVersion {:?}), a read by name Ready ({:?})",
+            rt.name_any(),
+            rt.resource_version(),
+            fresh.resource_version()
+        );
+        *rt = fresh;
+    }
+    Ok(Some(list))
+}
+
+fn is_ready(rt: &TrussiumRuntime) -> bool {
+    let status = rt.status.as_ref();
+    status.and_then(|s| s.observed_generation) == rt.metadata.generation
+        && status
+            .and_then(|s| s.condition(condition_type::READY))
+            .is_some_and(|c| c.status == "True")
 }
 
 /// Each runtime's Events are those of one first rollout, each said once:

@@ -57,6 +57,20 @@ async fn component(action: &str, name: &str) -> TestResult {
     )
 }
 
+/// Restarts `name`. The controller manager is stopped across an API server
+/// restart: resuming its watches on the restarted API server, it missed pod
+/// updates at times (a ReplicaSet stayed READY 0 for minutes beside its
+/// Running, Ready pod, and took its Deployment's availability back), which
+/// is not what this test is about. Started afresh it lists everything.
+async fn restart(name: &str) -> TestResult {
+    if name != "kube-apiserver" {
+        return component("restart", name).await;
+    }
+    component("stop", "kube-controller-manager").await?;
+    component("restart", name).await?;
+    component("start", "kube-controller-manager").await
+}
+
 /// Creates runtimes, restarts `name` once a third of them has a status,
 /// and checks that all converge with the same operator process and each
 /// first rollout announced exactly once.
@@ -80,7 +94,7 @@ async fn converge_through_restart_of(name: &'static str) -> TestResult {
         .await?;
         let pid = h.operator.pid();
         let stopped = Instant::now();
-        component("restart", name).await?;
+        restart(name).await?;
         let back = Instant::now();
         let all = wait_for(
             &format!("all {RUNTIMES} runtimes to be Ready after {name} restarted"),
