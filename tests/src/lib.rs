@@ -8,6 +8,7 @@
 mod audit;
 mod cluster;
 mod crd;
+mod deployment;
 mod error;
 mod namespace;
 mod operator;
@@ -24,6 +25,7 @@ pub use cluster::{
     repo_root, require_cluster,
 };
 pub use crd::install_crd;
+pub use deployment::deployment_condition;
 pub use error::Error;
 pub use namespace::{TEST_NAMESPACE_LABEL, TestNamespace};
 pub use operator::{

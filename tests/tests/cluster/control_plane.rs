@@ -13,8 +13,8 @@ use kube::{Api, ResourceExt};
 use serde_json::json;
 use trussium_e2e::{
     Audit, Error, NEVER_READY_IMAGE, TestNamespace, client_as_service_account,
-    kubeconfig_for_service_account, kubectl_path, require_cluster, service_account_username,
-    wait_for,
+    deployment_condition, kubeconfig_for_service_account, kubectl_path, require_cluster,
+    service_account_username, wait_for,
 };
 
 const ROLLOUT: Duration = Duration::from_secs(60);
@@ -36,13 +36,7 @@ fn deployment(name: &str, replicas: i32, image: &str) -> Result<Deployment, Erro
 }
 
 fn condition(d: &Deployment, type_: &str) -> Option<(String, String)> {
-    d.status
-        .as_ref()?
-        .conditions
-        .as_ref()?
-        .iter()
-        .find(|c| c.type_ == type_)
-        .map(|c| (c.status.clone(), c.reason.clone().unwrap_or_default()))
+    deployment_condition(d, type_).map(|c| (c.status.clone(), c.reason.clone().unwrap_or_default()))
 }
 
 async fn service_account(ns: &TestNamespace, name: &str) -> Result<(), Error> {

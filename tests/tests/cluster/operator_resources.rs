@@ -21,7 +21,7 @@ use kube::ResourceExt;
 use kube::api::{DeleteParams, ListParams, ObjectMeta, Patch, PatchParams};
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{NEVER_READY_IMAGE, wait_for};
+use trussium_e2e::{NEVER_READY_IMAGE, deployment_condition, wait_for};
 
 const CONFIG_HASH: &str = "runtime.trussium.io/config-hash";
 const APPLIED_HASH: &str = "runtime.trussium.io/applied-hash";
@@ -460,11 +460,8 @@ async fn never_ready_image_never_becomes_available_and_is_reported() -> TestResu
             .await?;
         let name = rt.name_any();
         let deployments = h.api::<Deployment>();
-        let deployment_condition = |d: &Deployment, type_: &str| {
-            d.status
-                .as_ref()
-                .and_then(|s| s.conditions.as_ref())
-                .and_then(|c| c.iter().find(|c| c.type_ == type_))
+        let summary = |d: &Deployment, type_: &str| {
+            deployment_condition(d, type_)
                 .map(|c| format!("{}/{}", c.status, c.reason.clone().unwrap_or_default()))
         };
 
@@ -482,14 +479,14 @@ async fn never_ready_image_never_becomes_available_and_is_reported() -> TestResu
                     "a never-ready pod counted as available: {:?}",
                     d.status
                 );
-                Ok((deployment_condition(&d, "Progressing").as_deref()
+                Ok((summary(&d, "Progressing").as_deref()
                     == Some("False/ProgressDeadlineExceeded"))
                 .then_some(d))
             },
         )
         .await?;
         assert_eq!(
-            deployment_condition(&failed, "Available").as_deref(),
+            summary(&failed, "Available").as_deref(),
             Some("False/MinimumReplicasUnavailable")
         );
         assert_eq!(

@@ -27,7 +27,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use kube::ResourceExt;
 use kube::api::ListParams;
 use trussium_api::{TrussiumRuntime, condition_type};
-use trussium_e2e::{repo_root, wait_for};
+use trussium_e2e::{deployment_condition, repo_root, wait_for};
 
 use fault_support::{all_ready, check_first_rollout_events, events_by_runtime};
 use harness::{BoxError, TestResult, ensure, run};
@@ -141,14 +141,8 @@ async fn check_report_lag(h: &harness::Harness, runtimes: &[TrussiumRuntime]) ->
     for rt in runtimes {
         let name = rt.name_any();
         let deployment = deployments.get(&name).await?;
-        let available = deployment
-            .status
-            .as_ref()
-            .and_then(|s| s.conditions.as_ref())
-            .and_then(|c| {
-                c.iter()
-                    .find(|c| c.type_ == "Available" && c.status == "True")
-            })
+        let available = deployment_condition(&deployment, "Available")
+            .filter(|c| c.status == "True")
             .and_then(|c| c.last_transition_time.as_ref())
             .map(|t| t.0.as_second());
         let ready = rt
