@@ -166,16 +166,14 @@ pub async fn run(
             error_policy,
             ctx,
         )
-        .for_each(|result| {
-            async move {
-                match result {
-                    Ok((object, _)) => tracing::debug!(runtime = %object, "reconciled"),
-                    // A runtime deleted while its owned objects still change.
-                    Err(controller::Error::ObjectNotFound(object)) => {
-                        tracing::debug!(runtime = %object, "gone")
-                    }
-                    Err(err) => tracing::warn!(error = %err, "reconcile failed"),
+        .for_each(|result| async move {
+            match result {
+                Ok((object, _)) => tracing::debug!(runtime = %object, "reconciled"),
+                // A runtime deleted while its owned objects still change.
+                Err(controller::Error::ObjectNotFound(object)) => {
+                    tracing::debug!(runtime = %object, "gone")
                 }
+                Err(err) => tracing::warn!(error = %err, "reconcile failed"),
             }
         })
         .await;

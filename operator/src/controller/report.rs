@@ -17,13 +17,11 @@
 
 use std::time::Duration;
 
-use trussium_api::TrussiumRuntimeStatus;
-
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
-use trussium_api::TrussiumRuntime;
+use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus};
 
 use super::context::Context;
 use super::error::Error;
