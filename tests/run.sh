@@ -90,6 +90,9 @@ trap finish EXIT
 trap 'exit 130' INT TERM
 
 phase "control-plane binaries" "$here/cluster/build.sh"
+# krew and its manifest checker, for the krew tests (they call it too; built
+# here first so that a cold build is a phase of its own).
+phase "krew" "$here/krew/build.sh"
 phase "workspace build" cargo test --workspace --no-run
 # Cluster tests may run the binaries (operator, plugin).
 phase "binaries build" cargo build --workspace --bins

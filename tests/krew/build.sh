@@ -10,17 +10,25 @@ cache=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 
 version=v0.4.3
-key=$(sha256sum "$here/go.mod" "$here/go.sum" | sha256sum | cut -c1-12)
+# Content only (not paths), so every checkout shares the cache.
+key=$(cat "$here/go.mod" "$here/go.sum" | sha256sum | cut -c1-12)
 out="$cache/krew-$version-$key"
-if [ ! -f "$out/.complete" ]; then
+# Two tests call this at once on a cold cache: one builds, the other waits.
+# (Unlocked, one build's clean-up removed the other's binaries, and a cache
+# without kubectl-krew was marked complete.)
+mkdir -p "$cache"
+exec 9>"$cache/krew.lock"
+flock 9
+complete() { [ -f "$out/.complete" ] && [ -x "$out/kubectl-krew" ] && [ -x "$out/validate-krew-manifest" ]; }
+if ! complete; then
   echo "building krew $version into $out" >&2
-  rm -rf "$out.tmp" && mkdir -p "$out.tmp"
+  tmp=$(mktemp -d "$out.tmp.XXXXXX")
   (cd "$here" && go build -trimpath \
     -ldflags "-s -w -X sigs.k8s.io/krew/internal/version.gitTag=$version" \
-    -o "$out.tmp/kubectl-krew" sigs.k8s.io/krew/cmd/krew)
+    -o "$tmp/kubectl-krew" sigs.k8s.io/krew/cmd/krew)
   (cd "$here" && go build -trimpath -ldflags "-s -w" \
-    -o "$out.tmp/validate-krew-manifest" sigs.k8s.io/krew/cmd/validate-krew-manifest)
-  touch "$out.tmp/.complete"
-  rm -rf "$out" && mv "$out.tmp" "$out"
+    -o "$tmp/validate-krew-manifest" sigs.k8s.io/krew/cmd/validate-krew-manifest)
+  touch "$tmp/.complete"
+  rm -rf "$out" && mv "$tmp" "$out"
 fi
 echo "$out"
