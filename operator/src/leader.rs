@@ -3,13 +3,16 @@
 //! keeps its watch caches warm; losing the lease ends the process at once;
 //! a graceful stop releases the lease so that a standby takes over at once.
 
-use std::time::{Duration, Instant};
+mod renewals;
+
+use std::time::Duration;
 
 use kube::Client;
 use kube_lease_manager::{LeaseManager, LeaseManagerBuilder};
 use tokio::sync::{Mutex, watch};
 
 use crate::metrics::Metrics;
+pub use renewals::{Renewals, RenewalsLayer};
 
 /// Lease timings, controller-runtime's defaults: 15 s lease, 10 s renew
 /// deadline, 2 s retry period.
@@ -71,6 +74,15 @@ impl LeaseTimings {
             renew_deadline,
             retry_period,
         })
+    }
+
+    /// How long one request of the election may take: half the renew
+    /// deadline, at least a second, as controller-runtime sets its
+    /// leader-election client. Without it a request to an API server that
+    /// stopped answering (a dead connection, a frozen process) never returns,
+    /// so the leader never gives up while a standby takes the lease over.
+    pub fn request_timeout(&self) -> Duration {
+        (self.renew_deadline / 2).max(Duration::from_secs(1))
     }
 
     /// kube-lease-manager renews `grace` seconds before expiry: renewing one
@@ -159,7 +171,10 @@ impl Leadership {
 
 /// This replica's part in the election for one Lease.
 pub struct Election {
+    /// A client of its own (see [`LeaseTimings::request_timeout`]) whose
+    /// accepted Lease writes `renewals` records.
     client: Client,
+    renewals: Renewals,
     namespace: String,
     name: String,
     identity: String,
@@ -171,6 +186,7 @@ pub struct Election {
 impl Election {
     pub fn new(
         client: Client,
+        renewals: Renewals,
         namespace: &str,
         name: &str,
         identity: &str,
@@ -178,6 +194,7 @@ impl Election {
     ) -> Election {
         Election {
             client,
+            renewals,
             namespace: namespace.into(),
             name: name.into(),
             identity: identity.into(),
@@ -244,32 +261,37 @@ impl Election {
     }
 
     /// Renews until the lease is lost or cannot be renewed within the renew
-    /// deadline.
+    /// deadline, counted from the last renewal the API server accepted.
     async fn hold(&self, manager: &LeaseManager) -> String {
-        // When the lease was last known renewed.
-        let mut renewed = Instant::now();
-        loop {
-            let started = Instant::now();
-            match manager.changed().await {
-                Ok(true) => renewed = Instant::now(),
-                Ok(false) => return "another replica holds the lease".into(),
-                Err(err) => {
-                    tracing::warn!(error = %err, "leader election: the Lease could not be renewed");
-                    // A call that lasted a retry period renewed at least once.
-                    if started.elapsed() >= self.timings.retry_period {
-                        renewed = Instant::now()
-                            .checked_sub(self.timings.retry_period)
-                            .unwrap_or(renewed);
+        let deadline = self.timings.renew_deadline;
+        let renewing = async {
+            loop {
+                match manager.changed().await {
+                    // Still ours (it was re-taken after a lapse).
+                    Ok(true) => {}
+                    Ok(false) => return "another replica holds the lease".to_string(),
+                    Err(err) => {
+                        tracing::warn!(error = %err, "leader election: the Lease could not be renewed");
+                        tokio::time::sleep(self.timings.retry_period).await;
                     }
-                    if renewed.elapsed() >= self.timings.renew_deadline {
-                        return format!(
-                            "the lease was not renewed within the renew deadline ({}s): {err}",
-                            self.timings.renew_deadline.as_secs()
-                        );
-                    }
-                    tokio::time::sleep(self.timings.retry_period).await;
                 }
             }
+        };
+        let overdue = async {
+            loop {
+                let due = self.renewals.last() + deadline;
+                if std::time::Instant::now() >= due {
+                    return format!(
+                        "the lease was not renewed within the renew deadline ({}s)",
+                        deadline.as_secs()
+                    );
+                }
+                tokio::time::sleep_until(due.into()).await;
+            }
+        };
+        tokio::select! {
+            lost = renewing => lost,
+            lost = overdue => lost,
         }
     }
 
@@ -314,6 +336,13 @@ mod tests {
         assert!(LeaseTimings::new(secs(15), secs(10), secs(0)).is_err());
         assert!(LeaseTimings::new(secs(15), secs(10), Duration::from_millis(1500)).is_err());
         assert!(LeaseTimings::new(secs(3), secs(2), secs(1)).is_ok());
+    }
+
+    #[test]
+    fn requests_time_out_at_half_the_renew_deadline() {
+        assert_eq!(LeaseTimings::default().request_timeout(), secs(5));
+        let short = LeaseTimings::new(secs(3), secs(2), secs(1));
+        assert_eq!(short.map(|t| t.request_timeout()), Ok(secs(1)));
     }
 
     #[test]

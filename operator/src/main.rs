@@ -14,7 +14,9 @@ use trussium_operator::config::OperatorConfig;
 use trussium_operator::controller::{self, Instruments, Reporter, Scope};
 use trussium_operator::endpoints::{self, BindAddress, Routes, parse_bind_address};
 use trussium_operator::health::Health;
-use trussium_operator::leader::{Election, Leadership, LeaseTimings, Role, parse_duration};
+use trussium_operator::leader::{
+    Election, Leadership, LeaseTimings, Renewals, Role, parse_duration,
+};
 use trussium_operator::metrics::{ApiRequestsLayer, Metrics};
 
 #[derive(Parser, Debug)]
@@ -161,7 +163,11 @@ async fn main() -> ExitCode {
 
     let metrics = Metrics::new();
     let health = Health::default();
-    let client = match client(&metrics, &health).await {
+    let kube_config = match kube_config().await {
+        Ok(config) => config,
+        Err(err) => return fail(&err),
+    };
+    let client = match client(kube_config.clone(), &metrics, &health) {
         Ok(client) => client,
         Err(err) => return fail(&err),
     };
@@ -188,19 +194,28 @@ async fn main() -> ExitCode {
             format!("{}-{}", host.trim(), std::process::id())
         }),
     };
-    let election = cli.leader_elect.then(|| {
+    let election = if cli.leader_elect {
         let namespace = cli
             .leader_elect_resource_namespace
             .clone()
             .unwrap_or_else(|| client.default_namespace().to_string());
-        Election::new(
-            client.clone(),
+        let renewals = Renewals::default();
+        let lease_client =
+            match election_client(kube_config, &timings, &renewals, &metrics, &health) {
+                Ok(client) => client,
+                Err(err) => return fail(&err),
+            };
+        Some(Election::new(
+            lease_client,
+            renewals,
             &namespace,
             &cli.leader_elect_resource_name,
             &reporter.instance,
             timings,
-        )
-    });
+        ))
+    } else {
+        None
+    };
     let (leadership, role) = match election {
         Some(_) => Leadership::standby(),
         None => Leadership::always(),
@@ -269,9 +284,9 @@ async fn listen(
 /// Where a Pod finds its ServiceAccount token.
 const IN_CLUSTER_TOKEN: &str = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
-/// The kube client, counting its requests. Configuration as client-go finds
-/// it: `KUBECONFIG`, else in-cluster when in a Pod, else `~/.kube/config`.
-async fn client(metrics: &Metrics, health: &Health) -> Result<Client, String> {
+/// The client configuration as client-go finds it: `KUBECONFIG`, else
+/// in-cluster when in a Pod, else `~/.kube/config`.
+async fn kube_config() -> Result<Config, String> {
     let in_pod = std::env::var_os("KUBECONFIG").is_none()
         && std::env::var_os("KUBERNETES_SERVICE_HOST").is_some();
     let config = if in_pod {
@@ -287,10 +302,40 @@ async fn client(metrics: &Metrics, health: &Health) -> Result<Client, String> {
             .await
             .map_err(|err| format!("cannot find a Kubernetes configuration: {err}"))?
     };
+    Ok(config)
+}
+
+/// The kube client, counting its requests.
+fn client(config: Config, metrics: &Metrics, health: &Health) -> Result<Client, String> {
     let builder = ClientBuilder::try_from(config)
         .map_err(|err| format!("cannot build a Kubernetes client: {err}"))?;
     Ok(builder
         .with_layer(&ApiRequestsLayer::new(metrics.clone(), health.clone()))
+        .build())
+}
+
+/// The leader election's own client: every request times out (see
+/// `LeaseTimings::request_timeout`), and its accepted Lease writes are
+/// recorded in `renewals`.
+fn election_client(
+    mut config: Config,
+    timings: &LeaseTimings,
+    renewals: &Renewals,
+    metrics: &Metrics,
+    health: &Health,
+) -> Result<Client, String> {
+    let timeout = Some(timings.request_timeout());
+    config.connect_timeout = timeout;
+    config.read_timeout = timeout;
+    config.write_timeout = timeout;
+    // Count the read timeout from the request, not from when its pooled
+    // connection went idle.
+    config.reset_reader_on_write = true;
+    let builder = ClientBuilder::try_from(config)
+        .map_err(|err| format!("cannot build a Kubernetes client: {err}"))?;
+    Ok(builder
+        .with_layer(&ApiRequestsLayer::new(metrics.clone(), health.clone()))
+        .with_layer(&renewals.layer())
         .build())
 }
 

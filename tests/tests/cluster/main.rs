@@ -11,6 +11,7 @@ mod harness;
 mod operator_support;
 mod plugin_support;
 mod production_support;
+mod relay_support;
 mod status_support;
 
 mod api_kubectl;

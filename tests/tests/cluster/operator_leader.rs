@@ -20,6 +20,7 @@ use crate::production_support::{
     BoxError, Identity, Replica, TestResult, install_leader_election_rbac, lease_holder, metric,
     reconciles, wait_for_holder,
 };
+use crate::relay_support::{Relay, api_server_address};
 
 /// Takeover after a kill: the lease duration (15 s) plus a retry, under load.
 const TAKEOVER: Duration = Duration::from_secs(60);
@@ -392,6 +393,84 @@ async fn a_leader_that_loses_its_lease_exits_at_once() -> TestResult {
         eprintln!("---- operator ----\n{}", leader.log_text());
     }
     drop(leader);
+    identity.remove().await;
+    ns.delete().await;
+    outcome
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn a_leader_cut_off_from_the_api_server_exits_within_the_renew_deadline() -> TestResult {
+    require_cluster();
+    let ns = TestNamespace::create("cut-off").await?;
+    let admin = ns.client.clone();
+    install(&admin).await?;
+    install_leader_election_rbac(&admin).await?;
+    let identity = Identity::create(&admin, &format!("{}-op", ns.name), true).await?;
+    let lease = ns.name.clone();
+    let direct = identity.kubeconfig(&admin).await?;
+    let relay = Relay::start(api_server_address(&direct)?).await?;
+    let mut leader = Replica::start_with_kubeconfig(
+        &identity.name,
+        relay.kubeconfig(&direct)?,
+        &[
+            format!("--namespace={}", ns.name),
+            format!("--leader-elect-resource-name={lease}"),
+        ],
+    )?;
+    let outcome = async {
+        wait_for(
+            "the operator to report that it leads",
+            TAKEOVER,
+            async || Ok(matches!(leader.metric(LEADER).await, Ok(v) if v == 1.0).then_some(())),
+        )
+        .await?;
+        // Nothing answers any more, nothing fails either: without a deadline
+        // of its own a renewal waits forever, while a standby would take the
+        // lease over once it expires (15 s).
+        relay.cut();
+        let cut = Instant::now();
+        let status = wait_for(
+            "the cut-off leader to exit",
+            Duration::from_secs(30),
+            async || Ok(leader.try_exit().ok().flatten()),
+        )
+        .await?;
+        let exited = k8s_openapi::jiff::Timestamp::now();
+        assert!(!status.success(), "losing the lease is a failure exit: {status}");
+        assert!(
+            leader
+                .log_text()
+                .contains("lost leadership: the lease was not renewed within the renew deadline (10s)"),
+            "says why: {}",
+            leader.log_text()
+        );
+        // Held on for the renew deadline (10 s) after its last renewal, and
+        // was gone before the lease (15 s) could pass to a standby.
+        let renewed = Api::<Lease>::namespaced(admin.clone(), "trussium-system")
+            .get(&lease)
+            .await?
+            .spec
+            .and_then(|s| s.renew_time)
+            .ok_or("the Lease has no renewTime")?
+            .0;
+        let after_renewal = exited.duration_since(renewed).as_secs_f64();
+        eprintln!(
+            "cut-off leader exited {:.1}s after the cut, {after_renewal:.1}s after its last renewal",
+            cut.elapsed().as_secs_f64()
+        );
+        assert!(
+            (9.5..15.0).contains(&after_renewal),
+            "exited {after_renewal:.1}s after its last renewal; the renew deadline is 10 s, the lease 15 s"
+        );
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    if outcome.is_err() {
+        eprintln!("---- operator ----\n{}", leader.log_text());
+    }
+    drop(leader);
+    drop(relay);
     identity.remove().await;
     ns.delete().await;
     outcome
