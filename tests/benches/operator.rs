@@ -4,7 +4,10 @@
 //! For each N in BENCH_RUNTIMES (default "100"; `make bench` runs "100 1000"):
 //! - the baseline: `kubectl apply --server-side` of the objects the operator
 //!   would create (ConfigMap, ServiceAccount, Service, Deployment, PDB per
-//!   runtime) until every Deployment is available;
+//!   runtime) until every Deployment is available; and (after the operator's
+//!   run) the same objects applied by BENCH_KUBECTL_STREAMS kubectl at once
+//!   (default 8; 1 skips it), the fastest a client gets them available on
+//!   this control plane;
 //! - the operator (concurrency 4, a resync every 20 s): `kubectl apply
 //!   --server-side` of N runtimes until all are Ready; its API requests by
 //!   verb (the audit log records every request of the operator), then over
@@ -15,11 +18,17 @@
 //!   annotation);
 //! - `kubectl trussium status -A` against `kubectl get trussiumruntimes -A`;
 //! - converging again at every concurrency of BENCH_CONCURRENCY (default
-//!   "1 16").
+//!   "1 16");
+//! - for the baseline and the operator's converge: how long `kubectl apply`
+//!   itself ran, and the CPU seconds each cluster process, the operator and
+//!   kubectl spent, with how busy the machine was (`cpu`): where both cores
+//!   are busy, the control plane's work sets the time.
 //!
 //! Prints a block of lines per N (scripts read the first ones: keep them) and
 //! a Markdown table of every N at the end.
 
+#[path = "operator/cpu.rs"]
+mod cpu;
 #[path = "operator/figures.rs"]
 mod figures;
 #[path = "operator/manifests.rs"]
@@ -37,11 +46,11 @@ use kube::api::{Patch, PatchParams};
 use tokio::time::Instant;
 use trussium_api::{TrussiumRuntime, condition_type, reason};
 use trussium_e2e::{
-    Audit, AuditMark, OPERATOR_USER, Operator, TestNamespace, admin_client, install_crd,
-    kubectl_path, require_cluster,
+    Audit, AuditMark, OPERATOR_USER, Operator, TestNamespace, admin_client, cluster_dir,
+    install_crd, kubectl_path, require_cluster,
 };
 
-use figures::{Converged, Figures, Requests};
+use figures::{Baseline, Converged, Figures, Requests};
 use manifests::runtime_name;
 use watched::Watched;
 
@@ -59,6 +68,10 @@ async fn main() -> Result<()> {
     install_crd(&admin_client().await?).await?;
     let sizes = numbers("BENCH_RUNTIMES", "100");
     let sweep = numbers("BENCH_CONCURRENCY", "1 16");
+    let streams = numbers("BENCH_KUBECTL_STREAMS", "8")
+        .first()
+        .copied()
+        .unwrap_or(8);
     let secret_kib = numbers("BENCH_SECRET_KIB", "100")
         .first()
         .copied()
@@ -66,8 +79,13 @@ async fn main() -> Result<()> {
     let mut all = Vec::new();
     for &n in &sizes {
         let mut figures = Figures::new(n, secret_kib);
-        figures.kubectl_apply = Some(baseline(n).await?);
+        figures.kubectl_apply = Some(baseline(n, 1).await?);
         full_run(n, &mut figures).await?;
+        // After the operator's run, which thus follows the same history as
+        // in earlier versions of this benchmark.
+        if streams > 1 {
+            figures.kubectl_streams = Some(baseline(n, streams).await?);
+        }
         for &c in &sweep {
             let converged = converge_only(n, c).await?;
             figures.sweep.push((c, converged));
@@ -92,21 +110,40 @@ fn timeout(n: usize) -> Duration {
 }
 
 /// `kubectl apply --server-side` of the owned objects of N runtimes, until
-/// every Deployment is available.
-async fn baseline(n: usize) -> Result<Duration> {
+/// every Deployment is available: one kubectl for them all, or, with
+/// `streams` above 1, that many kubectl at once, each for its share of the
+/// runtimes (what any client gets at best from this control plane).
+async fn baseline(n: usize, streams: usize) -> Result<Baseline> {
     let ns = TestNamespace::create("bench-kubectl").await?;
     let outcome = async {
         let deployments = Watched::start(ns.api::<Deployment>(), deployment_available).await?;
-        let file = manifests::write(
-            "owned-objects.yaml",
-            &manifests::owned_objects_yaml(&ns.name, n)?,
-        )?;
+        let streams = streams.clamp(1, n.max(1));
+        let files = (0..streams)
+            .map(|k| {
+                let share = (n * k / streams)..(n * (k + 1) / streams);
+                manifests::write(
+                    &format!("owned-objects-{k}.yaml"),
+                    &manifests::owned_objects_yaml(&ns.name, share)?,
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        progress(&format!(
+            "{n} runtimes: kubectl apply of the owned objects ({streams} at once)"
+        ));
+        let cpu_before = cpu::sample(&cluster_dir(), None);
         let started = Instant::now();
-        manifests::kubectl_apply(&file)?;
+        let kubectl = manifests::kubectl_apply_at_once(&files)?;
         deployments
             .wait_for("Deployments available", n, timeout(n), deployment_available)
             .await?;
-        Ok::<_, Box<dyn std::error::Error>>(started.elapsed())
+        let time = started.elapsed();
+        let cpu = cpu::spent(&cpu_before, &cpu::sample(&cluster_dir(), None));
+        Ok::<_, Box<dyn std::error::Error>>(Baseline {
+            streams,
+            time,
+            kubectl,
+            cpu,
+        })
     }
     .await;
     delete_namespace(ns).await;
@@ -125,7 +162,12 @@ async fn full_run(n: usize, figures: &mut Figures) -> Result<()> {
 
         let before_start = audit.mark();
         let operator = Operator::start(&admin, &ns.name, &[RESYNC_ARG]).await?;
-        let converged = converge(n, &ns.name, &audit, &watched_runtimes).await?;
+        let converged = converge(n, &ns.name, &audit, &watched_runtimes, operator.pid()).await?;
+        figures.deployments_available = deployments
+            .firsts()
+            .values()
+            .max()
+            .map(|last| last.saturating_duration_since(converged.started));
         figures.converge_requests = requests_by_verb(&audit, &before_start, &ns.name)?;
         figures.converge = Some(converged);
         figures.latency = latencies(&deployments.firsts(), &watched_runtimes.firsts());
@@ -149,6 +191,7 @@ async fn full_run(n: usize, figures: &mut Figures) -> Result<()> {
         };
 
         // Upgrade every runtime.
+        progress(&format!("{n} runtimes: upgrade"));
         let before_upgrade = audit.mark();
         let started = Instant::now();
         let patch = serde_json::json!({"spec": {"image": {"tag": "v1.23.0"}}});
@@ -205,13 +248,13 @@ async fn converge_only(n: usize, concurrency: usize) -> Result<Converged> {
         let admin = admin_client().await?;
         let audit = Audit::open()?;
         let runtimes = Watched::start(ns.api::<TrussiumRuntime>(), runtime_ready).await?;
-        let _operator = Operator::start(
+        let operator = Operator::start(
             &admin,
             &ns.name,
             &[RESYNC_ARG, &format!("--concurrency={concurrency}")],
         )
         .await?;
-        converge(n, &ns.name, &audit, &runtimes).await
+        converge(n, &ns.name, &audit, &runtimes, operator.pid()).await
     }
     .await;
     delete_namespace(ns).await;
@@ -219,26 +262,47 @@ async fn converge_only(n: usize, concurrency: usize) -> Result<Converged> {
 }
 
 /// `kubectl apply --server-side` of N runtimes under a started operator,
-/// until all are Ready; the time and the operator's writes meanwhile.
+/// until all are Ready; the time, the operator's writes and the CPU spent
+/// meanwhile.
 async fn converge(
     n: usize,
     namespace: &str,
     audit: &Audit,
     runtimes: &Watched<TrussiumRuntime>,
+    operator: Option<u32>,
 ) -> Result<Converged> {
     // Let the operator's watches start on the empty namespace first.
     tokio::time::sleep(Duration::from_secs(3)).await;
     let file = manifests::write("runtimes.yaml", &manifests::runtimes_yaml(namespace, n)?)?;
+    progress(&format!("{n} runtimes: kubectl apply of the runtimes"));
     let mark = audit.mark();
+    let cpu_before = cpu::sample(&cluster_dir(), operator);
     let started = Instant::now();
-    manifests::kubectl_apply(&file)?;
+    let kubectl = manifests::kubectl_apply(&file)?;
     runtimes
         .wait_for("runtimes Ready", n, timeout(n), runtime_ready)
         .await?;
     let time = started.elapsed();
+    let cpu = cpu::spent(&cpu_before, &cpu::sample(&cluster_dir(), operator));
     audit.settle().await?;
     let writes = writes_by_resource(audit, &mark, namespace)?;
-    Ok(Converged { time, writes })
+    Ok(Converged {
+        started,
+        time,
+        kubectl,
+        writes,
+        cpu,
+    })
+}
+
+/// A line on stderr when a phase starts (with the time, to line up with
+/// logs and profiles).
+fn progress(phase: &str) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default();
+    eprintln!("bench [{now}]: {phase}");
 }
 
 /// Deletes the namespace and waits until it is gone, so that the next run

@@ -130,6 +130,8 @@ start etcd etcd --name=trussium \
 # no endpoint reconciler (a loopback address is not a valid Endpoints IP).
 # The audit log is written synchronously (blocking mode) and never rotated, so
 # tests can read a request's event right after it returns.
+# TRUSSIUM_APISERVER_PROFILING=true serves /debug/pprof, to see where the API
+# server's CPU goes (`kubectl get --raw '/debug/pprof/profile?seconds=30'`).
 start kube-apiserver kube-apiserver \
   --advertise-address=127.0.0.1 --bind-address=127.0.0.1 --secure-port="$port" \
   --etcd-servers="http://127.0.0.1:$TRUSSIUM_ETCD_PORT" \
@@ -144,7 +146,7 @@ start kube-apiserver kube-apiserver \
   --audit-policy-file="$here/audit-policy.yaml" \
   --audit-log-path="$dir/audit.log" --audit-log-format=json --audit-log-mode=blocking \
   --audit-log-maxsize=100000 --audit-log-maxbackup=0 \
-  --endpoint-reconciler-type=none --profiling=false
+  --endpoint-reconciler-type=none --profiling="${TRUSSIUM_APISERVER_PROFILING:-false}"
 
 wait_until 90 "kube-apiserver /readyz" kubectl get --raw=/readyz
 

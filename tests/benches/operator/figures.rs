@@ -3,13 +3,31 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use tokio::time::Instant;
+
+use crate::cpu::Spent;
+
 /// Counts by verb, or by `verb resource`.
 pub type Requests = BTreeMap<String, usize>;
 
-/// One converge run: time to all Ready and the operator's writes.
-pub struct Converged {
+/// The baseline: `kubectl apply` of the owned objects to all available.
+pub struct Baseline {
+    /// How many kubectl ran at once, each for its share of the objects.
+    pub streams: usize,
     pub time: Duration,
+    /// How long `kubectl apply` itself ran.
+    pub kubectl: Duration,
+    pub cpu: Spent,
+}
+
+/// One converge run: time to all Ready, the operator's writes, the CPU spent.
+pub struct Converged {
+    pub started: Instant,
+    pub time: Duration,
+    /// How long `kubectl apply` of the runtimes ran.
+    pub kubectl: Duration,
     pub writes: Requests,
+    pub cpu: Spent,
 }
 
 impl Converged {
@@ -21,8 +39,12 @@ impl Converged {
 pub struct Figures {
     pub n: usize,
     pub secret_kib: usize,
-    pub kubectl_apply: Option<Duration>,
+    pub kubectl_apply: Option<Baseline>,
+    /// The same objects applied by several kubectl at once.
+    pub kubectl_streams: Option<Baseline>,
     pub converge: Option<Converged>,
+    /// From creating the runtimes until the last Deployment was available.
+    pub deployments_available: Option<Duration>,
     /// Every request of the operator from its start until all Ready.
     pub converge_requests: Requests,
     pub quiet_writes: Requests,
@@ -47,7 +69,9 @@ impl Figures {
             n,
             secret_kib,
             kubectl_apply: None,
+            kubectl_streams: None,
             converge: None,
+            deployments_available: None,
             converge_requests: Requests::new(),
             quiet_writes: Requests::new(),
             idle_requests: Requests::new(),
@@ -68,7 +92,10 @@ impl Figures {
     }
 
     fn ratio(&self) -> Option<f64> {
-        Some(self.converge.as_ref()?.time.as_secs_f64() / self.kubectl_apply?.as_secs_f64())
+        Some(
+            self.converge.as_ref()?.time.as_secs_f64()
+                / self.kubectl_apply.as_ref()?.time.as_secs_f64(),
+        )
     }
 
     fn percentile(&self, p: f64) -> Option<Duration> {
@@ -118,14 +145,35 @@ impl Figures {
         );
         println!("  operator peak RSS:          {:>8}", mib(self.peak_rss));
 
-        if let Some(baseline) = self.kubectl_apply {
+        if let Some(baseline) = &self.kubectl_apply {
             println!(
                 "  kubectl apply (owned objects) -> all available: {:>8.2} s",
-                baseline.as_secs_f64()
+                baseline.time.as_secs_f64()
             );
         }
         if let Some(ratio) = self.ratio() {
             println!("  operator / kubectl apply:   {ratio:>8.2}");
+        }
+        for baseline in [&self.kubectl_apply, &self.kubectl_streams]
+            .into_iter()
+            .flatten()
+        {
+            println!(
+                "  {} kubectl apply (owned objects) -> all available {:.1} s: kubectl ran {:.1} s; CPU {}",
+                baseline.streams,
+                baseline.time.as_secs_f64(),
+                baseline.kubectl.as_secs_f64(),
+                cpu_line(&baseline.cpu)
+            );
+        }
+        if let Some(c) = &self.converge {
+            println!(
+                "  operator: kubectl apply ran {:.1} s, last Deployment available at {}, all Ready at {:.1} s; CPU {}",
+                c.kubectl.as_secs_f64(),
+                secs(self.deployments_available),
+                c.time.as_secs_f64(),
+                cpu_line(&c.cpu)
+            );
         }
         println!("  requests while converging (from operator start), per runtime:");
         for (verb, count) in &self.converge_requests {
@@ -171,6 +219,21 @@ impl Figures {
     }
 }
 
+/// CPU seconds by process and the machine's busy share.
+fn cpu_line(cpu: &Spent) -> String {
+    let each: Vec<String> = cpu
+        .seconds
+        .iter()
+        .map(|(process, s)| format!("{process} {s:.1}"))
+        .collect();
+    format!(
+        "control plane {:.1} s ({}), machine busy {:.0}%",
+        cpu.control_plane(),
+        each.join(", "),
+        cpu.machine_busy * 100.0
+    )
+}
+
 fn mib(kib: Option<u64>) -> String {
     kib.map_or("unknown".into(), |k| {
         format!("{:.1} MiB", k as f64 / 1024.0)
@@ -193,7 +256,7 @@ pub fn print_table(all: &[Figures]) {
     };
     row(
         "`kubectl apply --server-side` of the owned objects → all Deployments available",
-        &|f| secs(f.kubectl_apply),
+        &|f| secs(f.kubectl_apply.as_ref().map(|b| b.time)),
     );
     row(
         "operator: `kubectl apply` of the runtimes → all Ready (concurrency 4)",
@@ -201,6 +264,34 @@ pub fn print_table(all: &[Figures]) {
     );
     row("ratio operator / kubectl apply", &|f| {
         f.ratio().map_or("-".into(), |r| format!("{r:.2}"))
+    });
+    row(
+        "the same objects by several `kubectl apply` at once → all available",
+        &|f| {
+            f.kubectl_streams.as_ref().map_or("-".into(), |b| {
+                format!("{} ({} kubectl)", secs(Some(b.time)), b.streams)
+            })
+        },
+    );
+    row(
+        "control-plane CPU, kubectl apply / operator (machine busy)",
+        &|f| match (&f.kubectl_apply, &f.converge) {
+            (Some(b), Some(c)) => format!(
+                "{:.0} s / {:.0} s ({:.0}% / {:.0}%)",
+                b.cpu.control_plane(),
+                c.cpu.control_plane(),
+                b.cpu.machine_busy * 100.0,
+                c.cpu.machine_busy * 100.0
+            ),
+            _ => "-".into(),
+        },
+    );
+    row("operator: last Deployment available / all Ready", &|f| {
+        format!(
+            "{} / {}",
+            secs(f.deployments_available),
+            secs(f.converge.as_ref().map(|c| c.time))
+        )
     });
     row("writes per runtime while converging", &|f| {
         f.converge

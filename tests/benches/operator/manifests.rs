@@ -3,6 +3,7 @@
 //! large Secrets.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -37,8 +38,13 @@ pub fn runtime_name(i: usize) -> String {
 
 /// N minimal runtimes in `namespace`.
 pub fn runtimes(namespace: &str, n: usize) -> Result<Vec<TrussiumRuntime>> {
+    runtimes_in(namespace, 0..n)
+}
+
+/// The minimal runtimes numbered `range` in `namespace`.
+fn runtimes_in(namespace: &str, range: Range<usize>) -> Result<Vec<TrussiumRuntime>> {
     let template: TrussiumRuntime = serde_yaml::from_str(MINIMAL)?;
-    Ok((0..n)
+    Ok(range
         .map(|i| {
             let mut rt = template.clone();
             rt.metadata.name = Some(runtime_name(i));
@@ -50,8 +56,9 @@ pub fn runtimes(namespace: &str, n: usize) -> Result<Vec<TrussiumRuntime>> {
 
 /// The ConfigMap, ServiceAccount, Service, Deployment and PodDisruptionBudget
 /// the operator would apply for each runtime, without the owner reference
-/// (there is no runtime to own them), as YAML documents.
-pub fn owned_objects_yaml(namespace: &str, n: usize) -> Result<String> {
+/// (there is no runtime to own them), as YAML documents, for the runtimes
+/// numbered `range`.
+pub fn owned_objects_yaml(namespace: &str, range: Range<usize>) -> Result<String> {
     let config = OperatorConfig::default();
     let versions = BTreeMap::new();
     let ctx = BuildContext {
@@ -60,7 +67,7 @@ pub fn owned_objects_yaml(namespace: &str, n: usize) -> Result<String> {
         observed_replicas: None,
     };
     let mut docs = Vec::new();
-    for mut rt in runtimes(namespace, n)? {
+    for mut rt in runtimes_in(namespace, range)? {
         rt.metadata.uid = Some("00000000-0000-0000-0000-000000000000".into());
         let desired = build(&rt, &ctx)?;
         let mut push = |mut meta: ObjectMeta, value: serde_json::Value| -> Result<()> {
@@ -115,19 +122,39 @@ pub fn write(name: &str, yaml: &str) -> Result<PathBuf> {
 /// `kubectl apply --server-side -f <file>` as the admin; returns how long it
 /// took.
 pub fn kubectl_apply(file: &Path) -> Result<Duration> {
+    kubectl_apply_at_once(std::slice::from_ref(&file.to_path_buf()))
+}
+
+/// One `kubectl apply --server-side -f <file>` per file, all at once; returns
+/// how long until the last one finished.
+pub fn kubectl_apply_at_once(files: &[PathBuf]) -> Result<Duration> {
     let started = Instant::now();
-    let output = std::process::Command::new(kubectl_path())
-        .env("KUBECONFIG", admin_kubeconfig_path())
-        .args(["apply", "--server-side", "--force-conflicts", "-f"])
-        .arg(file)
-        .output()?;
-    if !output.status.success() {
-        return Err(format!(
-            "kubectl apply -f {}: {}",
-            file.display(),
-            String::from_utf8_lossy(&output.stderr)
-        )
-        .into());
+    let children = files
+        .iter()
+        .map(|file| {
+            std::process::Command::new(kubectl_path())
+                .env("KUBECONFIG", admin_kubeconfig_path())
+                .args(["apply", "--server-side", "--force-conflicts", "-f"])
+                .arg(file)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .map(|child| (file, child))
+        })
+        .collect::<std::io::Result<Vec<_>>>()?;
+    let mut failures = Vec::new();
+    for (file, child) in children {
+        let output = child.wait_with_output()?;
+        if !output.status.success() {
+            failures.push(format!(
+                "kubectl apply -f {}: {}",
+                file.display(),
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+    }
+    if !failures.is_empty() {
+        return Err(failures.join("\n").into());
     }
     Ok(started.elapsed())
 }
