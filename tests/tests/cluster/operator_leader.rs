@@ -445,8 +445,10 @@ async fn a_leader_cut_off_from_the_api_server_exits_within_the_renew_deadline() 
             "says why: {}",
             leader.log_text()
         );
-        // Held on for the renew deadline (10 s) after its last renewal, and
-        // was gone before the lease (15 s) could pass to a standby.
+        // Held on for the renew deadline (10 s) after its last accepted
+        // renewal, and was gone before the lease (15 s) could pass to a
+        // standby. The Lease may show one renewal more than the operator
+        // saw accepted (the cut lost its answer), a retry period (2 s) later.
         let renewed = Api::<Lease>::namespaced(admin.clone(), "trussium-system")
             .get(&lease)
             .await?
@@ -460,8 +462,8 @@ async fn a_leader_cut_off_from_the_api_server_exits_within_the_renew_deadline() 
             cut.elapsed().as_secs_f64()
         );
         assert!(
-            (9.5..15.0).contains(&after_renewal),
-            "exited {after_renewal:.1}s after its last renewal; the renew deadline is 10 s, the lease 15 s"
+            (7.5..15.0).contains(&after_renewal),
+            "exited {after_renewal:.1}s after the Lease's last renewal; the renew deadline is 10 s, the lease 15 s"
         );
         Ok::<(), BoxError>(())
     }
