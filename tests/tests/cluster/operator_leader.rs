@@ -17,8 +17,8 @@ use trussium_e2e::{Audit, TestNamespace, install, require_cluster, wait_for};
 
 use crate::operator_support::minimal;
 use crate::production_support::{
-    BoxError, Identity, Replica, TestResult, install_leader_election_rbac, lease_holder, metric,
-    reconciles, wait_for_holder,
+    BoxError, Identity, Replica, TestResult, install_leader_election_rbac, lease_holder,
+    lease_spec, metric, reconciles, wait_for_holder,
 };
 use crate::relay_support::{Relay, api_server_address};
 
@@ -449,10 +449,8 @@ async fn a_leader_cut_off_from_the_api_server_exits_within_the_renew_deadline() 
         // renewal, and was gone before the lease (15 s) could pass to a
         // standby. The Lease may show one renewal more than the operator
         // saw accepted (the cut lost its answer), a retry period (2 s) later.
-        let renewed = Api::<Lease>::namespaced(admin.clone(), "trussium-system")
-            .get(&lease)
+        let renewed = lease_spec(&admin, &lease)
             .await?
-            .spec
             .and_then(|s| s.renew_time)
             .ok_or("the Lease has no renewTime")?
             .0;

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
-use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, Role, RoleBinding};
 use kube::api::{DeleteParams, Patch, PatchParams};
@@ -336,16 +336,24 @@ pub fn reconciles(text: &str) -> f64 {
         .sum()
 }
 
+/// The spec of Lease `name` in the operator's namespace, if it exists.
+pub async fn lease_spec(
+    admin: &Client,
+    name: &str,
+) -> Result<Option<LeaseSpec>, trussium_e2e::Error> {
+    let lease = Api::<Lease>::namespaced(admin.clone(), OPERATOR_NAMESPACE)
+        .get_opt(name)
+        .await?;
+    Ok(lease.and_then(|l| l.spec))
+}
+
 /// The holder of Lease `name` in the operator's namespace.
 pub async fn lease_holder(
     admin: &Client,
     name: &str,
 ) -> Result<Option<String>, trussium_e2e::Error> {
-    let lease = Api::<Lease>::namespaced(admin.clone(), OPERATOR_NAMESPACE)
-        .get_opt(name)
-        .await?;
-    Ok(lease
-        .and_then(|l| l.spec)
+    Ok(lease_spec(admin, name)
+        .await?
         .and_then(|s| s.holder_identity)
         .filter(|h| !h.is_empty()))
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use kube::config::Kubeconfig;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -57,16 +58,13 @@ impl Relay {
 
     /// A copy of `kubeconfig` whose clusters are reached through the relay.
     pub fn kubeconfig(&self, kubeconfig: &Path) -> Result<PathBuf, BoxError> {
-        let mut config: serde_yaml::Value =
-            serde_yaml::from_str(&std::fs::read_to_string(kubeconfig)?)?;
-        let clusters = config
-            .get_mut("clusters")
-            .and_then(|c| c.as_sequence_mut())
-            .ok_or("kubeconfig without clusters")?;
-        for cluster in clusters {
-            if let Some(server) = cluster.get_mut("cluster").and_then(|c| c.get_mut("server")) {
-                *server = format!("https://{}", self.address).into();
-            }
+        let mut config = Kubeconfig::read_from(kubeconfig)?;
+        for cluster in config
+            .clusters
+            .iter_mut()
+            .filter_map(|c| c.cluster.as_mut())
+        {
+            cluster.server = Some(format!("https://{}", self.address));
         }
         let path = kubeconfig.with_extension("relayed.kubeconfig");
         std::fs::write(&path, serde_yaml::to_string(&config)?)?;
@@ -106,13 +104,11 @@ async fn pump(
 
 /// The API server's address in `kubeconfig` (its first cluster).
 pub fn api_server_address(kubeconfig: &Path) -> Result<SocketAddr, BoxError> {
-    let config: serde_yaml::Value = serde_yaml::from_str(&std::fs::read_to_string(kubeconfig)?)?;
+    let config = Kubeconfig::read_from(kubeconfig)?;
     let server = config
-        .get("clusters")
-        .and_then(|c| c.get(0))
-        .and_then(|c| c.get("cluster"))
-        .and_then(|c| c.get("server"))
-        .and_then(|s| s.as_str())
+        .clusters
+        .first()
+        .and_then(|c| c.cluster.as_ref()?.server.as_deref())
         .ok_or("kubeconfig without a server")?;
     let host_port = server.trim_start_matches("https://").trim_end_matches('/');
     Ok(host_port.parse()?)
