@@ -68,14 +68,8 @@ async fn main() -> Result<()> {
     install_crd(&admin_client().await?).await?;
     let sizes = numbers("BENCH_RUNTIMES", "100");
     let sweep = numbers("BENCH_CONCURRENCY", "1 16");
-    let streams = numbers("BENCH_KUBECTL_STREAMS", "8")
-        .first()
-        .copied()
-        .unwrap_or(8);
-    let secret_kib = numbers("BENCH_SECRET_KIB", "100")
-        .first()
-        .copied()
-        .unwrap_or(100);
+    let streams = number("BENCH_KUBECTL_STREAMS", 8);
+    let secret_kib = number("BENCH_SECRET_KIB", 100);
     let mut all = Vec::new();
     for &n in &sizes {
         let mut figures = Figures::new(n, secret_kib);
@@ -103,6 +97,11 @@ fn numbers(var: &str, default: &str) -> Vec<usize> {
         .split_whitespace()
         .filter_map(|v| v.parse().ok())
         .collect()
+}
+
+/// The first number of `var`, or `default`.
+fn number(var: &str, default: usize) -> usize {
+    numbers(var, "").first().copied().unwrap_or(default)
 }
 
 fn timeout(n: usize) -> Duration {
