@@ -50,6 +50,10 @@ version_ldflags() {
 }
 
 mkdir -p "$cache/bin"
+# One build at a time per machine: checkouts (and make test beside make demo)
+# share the cache, and two builds would write the same temporary directory.
+exec 8>"$cache/control-plane.lock"
+flock 8
 build etcd "$etcd_version" "" etcd=go.etcd.io/etcd/server/v3
 build kwok "$kwok_version" "-X sigs.k8s.io/kwok/pkg/consts.Version=$kwok_version" \
   kwok=sigs.k8s.io/kwok/cmd/kwok

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Builds (or reuses) a pinned third-party tool that lint, the tests, the docs or
+# a release need, and prints the path of its binary. Every tool is built once
+# per machine and cached outside the checkout, keyed by what pins it, so fresh
+# clones (CI) reuse it:
+#
+#   Go tools   tools/<name>/go.mod (+ go.sum): a module of ours whose `tool`
+#              line names the command's package; optional tools/<name>/ldflags
+#              (stamps the version). Built with the machine's Go toolchain from
+#              the Go module proxy, keyed by go.mod and go.sum.
+#   Rust tools tools/<name>.crate: one line "<crate> <version>", installed with
+#              `cargo install --locked`, keyed by that line and rustc's version.
+#
+#   scripts/tool.sh helm            -> /root/.cache/trussium/tools/helm-<key>/helm
+#
+# A cold build prints one line saying so (and roughly how long it takes); the
+# compiler's and downloader's chatter goes to a log file that is shown only if
+# the build fails. Concurrent callers wait for one build (a lock per tool).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
+name=${1:?usage: scripts/tool.sh <name> (a directory tools/<name>/ or a file tools/<name>.crate)}
+dir=$root/tools/$name
+crate_file=$root/tools/$name.crate
+
+mkdir -p "$cache/tools" "$cache/logs"
+exec 9>"$cache/tools/$name.lock"
+flock 9
+
+log=$cache/logs/tool-$name.log
+# build <out dir> <binary> <what> <command...>: runs the build into a fresh
+# temporary directory, logging, and moves it into place when complete.
+build() {
+  local out=$1 binary=$2 what=$3
+  shift 3
+  if [ -f "$out/.complete" ] && [ -x "$out/$binary" ]; then
+    return 0
+  fi
+  local started=$SECONDS tmp
+  echo "building $what (once per machine; log: $log)" >&2
+  tmp=$(mktemp -d "$out.tmp.XXXXXX")
+  if ! "$@" "$tmp" >"$log" 2>&1; then
+    echo "building $what failed; the last lines of $log:" >&2
+    tail -n 30 "$log" >&2
+    rm -rf "$tmp"
+    exit 1
+  fi
+  touch "$tmp/.complete"
+  rm -rf "$out" && mv "$tmp" "$out"
+  echo "built $what in $((SECONDS - started)) s" >&2
+}
+
+if [ -f "$dir/go.mod" ]; then
+  command -v go >/dev/null || { echo "tool.sh: building $name needs Go (go not on PATH)" >&2; exit 1; }
+  package=$(awk '/^tool[[:space:]]*\(/ { block = 1; next } block && /\)/ { exit } block { print $1; exit } /^tool[[:space:]]+[^(]/ { print $2; exit }' "$dir/go.mod")
+  [ -n "$package" ] || { echo "tool.sh: $dir/go.mod has no tool line" >&2; exit 1; }
+  binary=${package##*/}
+  ldflags=""
+  [ -f "$dir/ldflags" ] && ldflags=$(tr '\n' ' ' <"$dir/ldflags")
+  key=$(cat "$dir/go.mod" "$dir/go.sum" "$dir/ldflags" 2>/dev/null | sha256sum | cut -c1-12)
+  out=$cache/tools/$name-$key
+  go_build() {
+    (cd "$dir" && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod \
+      go build -trimpath -ldflags "-s -w $ldflags" -o "$1/$binary" "$package")
+  }
+  build "$out" "$binary" "$name ($package)" go_build
+elif [ -f "$crate_file" ]; then
+  read -r crate version <"$crate_file"
+  binary=$crate
+  [ -f "$root/tools/$name.bin" ] && binary=$(cat "$root/tools/$name.bin")
+  key=$( (cat "$crate_file"; rustc -V) | sha256sum | cut -c1-12)
+  out=$cache/tools/$name-$version-$key
+  cargo_install() {
+    cargo install --locked --quiet --root "$1/root" "$crate" --version "$version" &&
+      ln -s "root/bin/$binary" "$1/$binary"
+  }
+  build "$out" "$binary" "$crate $version (cargo install)" cargo_install
+else
+  echo "tool.sh: no tool '$name' (expected tools/$name/go.mod or tools/$name.crate)" >&2
+  exit 1
+fi
+echo "$out/$binary"
