@@ -209,6 +209,28 @@ mod tests {
         );
     }
 
+    /// The name of every reason's Event, pinned: a name that changed with a
+    /// new version of the operator would announce again what the previous
+    /// version announced already.
+    #[test]
+    fn every_reason_names_its_event_as_before() {
+        let pinned = [
+            ("ConfigurationInvalid", "x.7f68d2bbac7b6619"),
+            ("ReconciliationFailed", "x.83e159e36fbab502"),
+            ("RuntimeUpgradeStarted", "x.63298d30bc99aef9"),
+            ("RuntimeProgressing", "x.68a68a1c75f4c2e9"),
+            ("RuntimeDegraded", "x.2213ba9aad2d51f0"),
+            ("RuntimeUpgradeFailed", "x.729467edd901ea21"),
+            ("RuntimeRecovered", "x.c2d1bb0c4462e565"),
+            ("RuntimeReady", "x.ae85b09a969782db"),
+            ("RuntimeScaledToZero", "x.366beb37c988a5b1"),
+            ("RuntimeUpgradeCompleted", "x.39089f22f80cbe6d"),
+        ];
+        for (reason, name) in pinned {
+            assert_eq!(event_name("x", UID, 3, reason), name, "{reason}");
+        }
+    }
+
     #[test]
     fn names_differ_in_every_input() {
         let reasons = [

@@ -825,4 +825,141 @@ mod tests {
         );
         assert!(events[0].note.len() <= MAX_NOTE_BYTES);
     }
+
+    /// Every reason's Event exactly as published, pinned: type, reason,
+    /// action and note are what users (and their alerts) match on.
+    #[test]
+    fn every_event_is_pinned() {
+        let cases: [(
+            &str,
+            TrussiumRuntimeStatus,
+            TrussiumRuntimeStatus,
+            [&str; 4],
+        ); 10] = [
+            (
+                "a missing Secret",
+                status(&[], A, Some(A)),
+                status(&["ConfigurationValid=False/SecretNotFound"], A, Some(A)),
+                [
+                    "Warning",
+                    "ConfigurationInvalid",
+                    "ValidateReferences",
+                    "ConfigurationValid is SecretNotFound.",
+                ],
+            ),
+            (
+                "a failed apply",
+                status(&[], A, Some(A)),
+                status(&["Degraded=True/ReconciliationFailed"], A, Some(A)),
+                [
+                    "Warning",
+                    "ReconciliationFailed",
+                    "Reconcile",
+                    "Degraded is ReconciliationFailed.",
+                ],
+            ),
+            (
+                "an upgrade",
+                status(&["Upgrading=False/NoUpgrade"], A, Some(A)),
+                status(&["Upgrading=True/UpgradeInProgress"], B, Some(A)),
+                [
+                    "Normal",
+                    "RuntimeUpgradeStarted",
+                    "Upgrade",
+                    "Upgrade started from r:a to r:b.",
+                ],
+            ),
+            (
+                "a rollout",
+                status(&[], A, Some(A)),
+                status(&["Progressing=True/DeploymentProgressing"], A, Some(A)),
+                [
+                    "Normal",
+                    "RuntimeProgressing",
+                    "Rollout",
+                    "Progressing is DeploymentProgressing.",
+                ],
+            ),
+            (
+                "a stuck rollout",
+                status(&[], A, Some(A)),
+                status(&["Degraded=True/ProgressDeadlineExceeded"], A, Some(A)),
+                [
+                    "Warning",
+                    "RuntimeDegraded",
+                    "Rollout",
+                    "Degraded is ProgressDeadlineExceeded.",
+                ],
+            ),
+            (
+                "a failed upgrade",
+                status(&["Upgrading=True/UpgradeInProgress"], B, Some(A)),
+                status(&["Upgrading=False/UpgradeFailed"], B, Some(A)),
+                [
+                    "Warning",
+                    "RuntimeUpgradeFailed",
+                    "Upgrade",
+                    "Upgrade from r:a to r:b failed: the rollout exceeded its progress deadline; r:a remains the last successful image.",
+                ],
+            ),
+            (
+                "a recovery",
+                status(&["Degraded=True/ReplicaFailure"], A, Some(A)),
+                status(&["Degraded=False/AsExpected"], A, Some(A)),
+                [
+                    "Normal",
+                    "RuntimeRecovered",
+                    "Reconcile",
+                    "The runtime recovered from ReplicaFailure: Degraded is ReplicaFailure.",
+                ],
+            ),
+            (
+                "readiness",
+                status(&[], A, Some(A)),
+                status(&["Ready=True/RuntimeReady"], A, Some(A)),
+                [
+                    "Normal",
+                    "RuntimeReady",
+                    "Rollout",
+                    "Ready is RuntimeReady.",
+                ],
+            ),
+            (
+                "a scale to zero",
+                status(&[], A, Some(A)),
+                status(&["Ready=True/ScaledToZero"], A, Some(A)),
+                [
+                    "Normal",
+                    "RuntimeScaledToZero",
+                    "Scale",
+                    "Ready is ScaledToZero.",
+                ],
+            ),
+            (
+                "a completed upgrade",
+                status(&["Upgrading=True/UpgradeInProgress"], B, Some(A)),
+                status(&["Upgrading=False/UpgradeComplete"], B, Some(B)),
+                [
+                    "Normal",
+                    "RuntimeUpgradeCompleted",
+                    "Upgrade",
+                    "Upgrade from r:a to r:b completed.",
+                ],
+            ),
+        ];
+        for (what, old, new, expected) in cases {
+            let events = transitions(Some(&old), &new);
+            let published: Vec<[&str; 4]> = events
+                .iter()
+                .map(|e| {
+                    let type_ = match e.type_ {
+                        EventType::Normal => "Normal",
+                        EventType::Warning => "Warning",
+                    };
+                    [type_, e.reason, e.action, e.note.as_str()]
+                })
+                .collect();
+            assert_eq!(published, [expected], "{what}");
+        }
+    }
 }
