@@ -168,12 +168,12 @@ async fn publish_events(
                 source,
             })?;
         if published == Published::Created {
-            ctx.metrics.event_emitted(transition.reason);
+            ctx.metrics.event_emitted(transition.reason.as_str());
         } else {
             tracing::info!(
                 namespace = rt.namespace().unwrap_or_default(),
                 name = rt.name_any(),
-                reason = transition.reason,
+                reason = transition.reason.as_str(),
                 "event was published by an earlier attempt"
             );
         }
