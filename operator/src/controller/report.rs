@@ -168,7 +168,7 @@ async fn publish_events(
                 source,
             })?;
         if published == Published::Created {
-            ctx.metrics.event_emitted(transition.reason.as_str());
+            ctx.metrics.event_emitted(transition.reason);
         } else {
             tracing::info!(
                 namespace = rt.namespace().unwrap_or_default(),
