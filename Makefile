@@ -71,20 +71,19 @@ test-repeat: ## make test N times in a row (N=5) on fresh clusters; stops at the
 	done
 
 .PHONY: bench
-bench: ## Both benchmarks at 100 and 1000 runtimes, against the running local cluster (prints a table)
+bench: ## Both benchmarks, the operator's at 100, 1000 and 3000 runtimes (BENCH_RUNTIMES=...), against the running local cluster
 	$(MAKE) bench-plugin
-	$(MAKE) bench-operator BENCH_RUNTIMES="100 1000"
+	$(MAKE) bench-operator BENCH_RUNTIMES="$(or $(BENCH_RUNTIMES),100 1000 3000)"
 
 .PHONY: bench-plugin
 bench-plugin: ## kubectl trussium status vs kubectl get, for 1 and 1000 runtimes
 	scripts/bench.sh
 
-BENCH_RUNTIMES ?= 100
 .PHONY: bench-operator
 bench-operator: ## Operator against kubectl apply: time to Ready, requests, idle, RSS, latency, concurrency (BENCH_RUNTIMES="100")
 	cargo build --release -p trussium-operator -p kubectl-trussium
 	source tests/cluster/env.sh && TRUSSIUM_OPERATOR_BIN=$(CURDIR)/target/release/trussium-operator \
-		BENCH_RUNTIMES="$(BENCH_RUNTIMES)" cargo bench -p trussium-e2e --bench operator
+		BENCH_RUNTIMES="$(or $(BENCH_RUNTIMES),100)" cargo bench -p trussium-e2e --bench operator
 
 .PHONY: image
 image: ## The operator image (static binary, FROM scratch) into dist/oci with buildah; prints size and digest

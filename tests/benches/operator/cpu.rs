@@ -31,12 +31,29 @@ pub struct Spent {
     pub seconds: BTreeMap<String, f64>,
     /// Share of all cores' time that was not idle (0..=1).
     pub machine_busy: f64,
+    /// CPU seconds of the whole machine (all cores) that were not idle.
+    pub machine_seconds: f64,
 }
 
 impl Spent {
     /// CPU seconds of the cluster's processes together.
     pub fn control_plane(&self) -> f64 {
         COMPONENTS.iter().filter_map(|c| self.seconds.get(*c)).sum()
+    }
+
+    /// CPU seconds of everything else on the machine: other engineers'
+    /// builds and clusters, whatever ran beside the benchmark.
+    pub fn others(&self) -> f64 {
+        (self.machine_seconds - self.seconds.values().sum::<f64>()).max(0.0)
+    }
+
+    /// [`Spent::others`] as a share of all cores' time (0..=1).
+    pub fn others_share(&self) -> f64 {
+        if self.machine_busy == 0.0 {
+            return 0.0;
+        }
+        // machine_seconds / machine_busy is all cores' time.
+        self.others() * self.machine_busy / self.machine_seconds
     }
 }
 
@@ -58,6 +75,10 @@ pub fn sample(cluster_dir: &Path, operator: Option<u32>) -> Sample {
     // kubectl runs as a child of the benchmark and is waited for.
     if let Some(s) = process_seconds("self", true) {
         seconds.insert("kubectl".to_string(), s);
+    }
+    // The benchmark's own watches.
+    if let Some(s) = process_seconds("self", false) {
+        seconds.insert("bench".to_string(), s);
     }
     let (busy_ticks, all_ticks) = machine_ticks().unwrap_or_default();
     Sample {
@@ -87,6 +108,7 @@ pub fn spent(before: &Sample, after: &Sample) -> Spent {
         } else {
             busy as f64 / all as f64
         },
+        machine_seconds: busy as f64 / ticks_per_second(),
     }
 }
 

@@ -24,8 +24,11 @@ pub struct Baseline {
 pub struct Converged {
     pub started: Instant,
     pub time: Duration,
-    /// How long `kubectl apply` of the runtimes ran.
+    /// How long `kubectl apply` of the runtimes ran: when it ends, the last
+    /// runtime exists.
     pub kubectl: Duration,
+    /// How many kubectl created the runtimes at once.
+    pub streams: usize,
     pub writes: Requests,
     pub cpu: Spent,
 }
@@ -33,6 +36,11 @@ pub struct Converged {
 impl Converged {
     fn writes(&self) -> usize {
         self.writes.values().sum()
+    }
+
+    /// From the last runtime's creation until all were Ready.
+    fn after_last_created(&self) -> Duration {
+        self.time.saturating_sub(self.kubectl)
     }
 }
 
@@ -48,8 +56,12 @@ pub struct Figures {
     /// Every request of the operator from its start until all Ready.
     pub converge_requests: Requests,
     pub quiet_writes: Requests,
-    /// Every request over the idle minute (resyncs included).
+    /// Every request over the idle minute.
     pub idle_requests: Requests,
+    /// Every request of a restarted operator over its first minute.
+    pub restart_requests: Requests,
+    /// The operator's RSS before the runtimes were created.
+    pub rss_empty: Option<u64>,
     pub rss: Option<u64>,
     pub peak_rss: Option<u64>,
     pub latency: Vec<Duration>,
@@ -75,6 +87,8 @@ impl Figures {
             converge_requests: Requests::new(),
             quiet_writes: Requests::new(),
             idle_requests: Requests::new(),
+            restart_requests: Requests::new(),
+            rss_empty: None,
             rss: None,
             peak_rss: None,
             latency: Vec::new(),
@@ -95,6 +109,56 @@ impl Figures {
         Some(
             self.converge.as_ref()?.time.as_secs_f64()
                 / self.kubectl_apply.as_ref()?.time.as_secs_f64(),
+        )
+    }
+
+    /// The operator's requests per runtime while converging, by what they
+    /// are: (writes, reads of single objects, lists and watches).
+    fn requests_per_runtime(&self) -> (f64, f64, f64) {
+        let count = |verbs: &[&str]| -> usize {
+            self.converge_requests
+                .iter()
+                .filter(|(verb, _)| verbs.contains(&verb.as_str()))
+                .map(|(_, count)| count)
+                .sum()
+        };
+        (
+            self.per_runtime(count(&["create", "update", "patch", "delete"])),
+            self.per_runtime(count(&["get"])),
+            self.per_runtime(count(&["list", "watch"])),
+        )
+    }
+
+    /// Control-plane and operator CPU milliseconds per runtime while
+    /// converging.
+    fn cpu_per_runtime(&self) -> Option<(f64, f64)> {
+        let c = self.converge.as_ref()?;
+        let operator = c.cpu.seconds.get("operator").copied().unwrap_or_default();
+        Some((
+            c.cpu.control_plane() * 1000.0 / self.n as f64,
+            operator * 1000.0 / self.n as f64,
+        ))
+    }
+
+    /// Operator RSS per runtime in KiB, above the operator's own before any
+    /// runtime existed.
+    fn rss_per_runtime(&self, rss: Option<u64>) -> Option<f64> {
+        Some(rss?.saturating_sub(self.rss_empty?) as f64 / self.n as f64)
+    }
+
+    /// The converge against 8 kubectl at once of the owned objects (time),
+    /// and against one kubectl (control-plane CPU).
+    fn against_baselines(&self) -> (Option<f64>, Option<f64>) {
+        let Some(c) = &self.converge else {
+            return (None, None);
+        };
+        (
+            self.kubectl_streams
+                .as_ref()
+                .map(|b| c.time.as_secs_f64() / b.time.as_secs_f64()),
+            self.kubectl_apply
+                .as_ref()
+                .map(|b| c.cpu.control_plane() / b.cpu.control_plane()),
         )
     }
 
@@ -168,11 +232,23 @@ impl Figures {
         }
         if let Some(c) = &self.converge {
             println!(
-                "  operator: kubectl apply ran {:.1} s, last Deployment available at {}, all Ready at {:.1} s; CPU {}",
+                "  operator: {} kubectl apply of the runtimes ran {:.1} s, last Deployment available at {}, all Ready at {:.1} s ({:.1} s after the last runtime was created); CPU {}",
+                c.streams,
                 c.kubectl.as_secs_f64(),
                 secs(self.deployments_available),
                 c.time.as_secs_f64(),
+                c.after_last_created().as_secs_f64(),
                 cpu_line(&c.cpu)
+            );
+        }
+        let (writes, reads, lists) = self.requests_per_runtime();
+        println!(
+            "  requests per runtime while converging: {:.2} ({writes:.2} writes, {reads:.2} reads, {lists:.2} lists and watches)",
+            writes + reads + lists
+        );
+        if let Some((control_plane, operator)) = self.cpu_per_runtime() {
+            println!(
+                "  CPU per runtime while converging: control plane {control_plane:.0} ms, operator {operator:.1} ms"
             );
         }
         println!("  requests while converging (from operator start), per runtime:");
@@ -189,7 +265,20 @@ impl Figures {
         for (verb, count) in &self.idle_requests {
             println!("    {verb:<40} {count:>6}");
         }
+        println!(
+            "  requests in a restarted operator's first minute: {:>3}",
+            self.restart_requests.values().sum::<usize>()
+        );
+        for (verb, count) in &self.restart_requests {
+            println!("    {verb:<40} {count:>6}");
+        }
         println!("  operator RSS at {n}:        {:>8}", mib(self.rss));
+        println!(
+            "  operator RSS before any runtime: {}; per runtime above it: {} at {n}, {} with Secrets",
+            mib(self.rss_empty),
+            kib(self.rss_per_runtime(self.rss)),
+            kib(self.rss_per_runtime(self.rss_with_secrets))
+        );
         println!(
             "  operator RSS with {n} Secrets of {} KiB: {} (peak {})",
             self.secret_kib,
@@ -219,7 +308,8 @@ impl Figures {
     }
 }
 
-/// CPU seconds by process and the machine's busy share.
+/// CPU seconds by process, the machine's busy share and what of it went to
+/// other processes.
 fn cpu_line(cpu: &Spent) -> String {
     let each: Vec<String> = cpu
         .seconds
@@ -227,11 +317,65 @@ fn cpu_line(cpu: &Spent) -> String {
         .map(|(process, s)| format!("{process} {s:.1}"))
         .collect();
     format!(
-        "control plane {:.1} s ({}), machine busy {:.0}%",
+        "control plane {:.1} s ({}), machine busy {}",
         cpu.control_plane(),
         each.join(", "),
-        cpu.machine_busy * 100.0
+        busy(cpu)
     )
+}
+
+/// The machine's busy share, and the share of other processes in it.
+fn busy(cpu: &Spent) -> String {
+    format!(
+        "{:.0}% (others {:.0}%, {:.0} CPU s)",
+        cpu.machine_busy * 100.0,
+        cpu.others_share() * 100.0,
+        cpu.others()
+    )
+}
+
+fn kib(k: Option<f64>) -> String {
+    k.map_or("-".into(), |k| format!("{k:.1} KiB"))
+}
+
+fn ratio(r: Option<f64>) -> String {
+    r.map_or("-".into(), |r| format!("{r:.2}"))
+}
+
+/// Issue 21's goals, each against what this run measured.
+pub fn print_goals(all: &[Figures]) {
+    println!();
+    println!("goals (issue 21) against this run:");
+    for f in all {
+        let n = f.n;
+        let (writes, reads, lists) = f.requests_per_runtime();
+        let (time, cpu) = f.against_baselines();
+        let c = f.converge.as_ref();
+        println!(
+            "  N = {n}: requests per converged runtime {:.2} ({writes:.2} writes, {reads:.2} reads, {lists:.2} lists and watches; goal <= 9, all writes)",
+            writes + reads + lists
+        );
+        println!(
+            "  N = {n}: all Ready {} after the last runtime was created (goal <= 15 s)",
+            secs(c.map(Converged::after_last_created))
+        );
+        println!(
+            "  N = {n}: converge / {} kubectl at once {} (goal <= 1.5); control-plane CPU / one kubectl {} (goal <= 1.0)",
+            f.kubectl_streams.as_ref().map_or(0, |b| b.streams),
+            ratio(time),
+            ratio(cpu)
+        );
+        println!(
+            "  N = {n}: Deployment available -> Ready p50 {} (goal <= 1 s), p99 {} (goal <= 10 s)",
+            millis(f.percentile(0.5)),
+            millis(f.percentile(0.99))
+        );
+        println!(
+            "  N = {n}: RSS {}, {} with Secrets (goal <= 64 MiB at 1000, <= 150 MiB at 3000)",
+            mib(f.rss),
+            mib(f.rss_with_secrets)
+        );
+    }
 }
 
 fn mib(kib: Option<u64>) -> String {
@@ -262,6 +406,18 @@ pub fn print_table(all: &[Figures]) {
         "operator: `kubectl apply` of the runtimes → all Ready (concurrency 4)",
         &|f| secs(f.converge.as_ref().map(|c| c.time)),
     );
+    row(
+        "all Ready after the last runtime was created (runtimes by several `kubectl apply` at once)",
+        &|f| {
+            f.converge.as_ref().map_or("-".into(), |c| {
+                format!(
+                    "{} ({} kubectl)",
+                    secs(Some(c.after_last_created())),
+                    c.streams
+                )
+            })
+        },
+    );
     row("ratio operator / kubectl apply", &|f| {
         f.ratio().map_or("-".into(), |r| format!("{r:.2}"))
     });
@@ -273,6 +429,9 @@ pub fn print_table(all: &[Figures]) {
             })
         },
     );
+    row("ratio operator / several `kubectl apply` at once", &|f| {
+        ratio(f.against_baselines().0)
+    });
     row(
         "control-plane CPU, kubectl apply / operator (machine busy)",
         &|f| match (&f.kubectl_apply, &f.converge) {
@@ -284,6 +443,27 @@ pub fn print_table(all: &[Figures]) {
                 c.cpu.machine_busy * 100.0
             ),
             _ => "-".into(),
+        },
+    );
+    row("control-plane CPU, operator / one kubectl apply", &|f| {
+        ratio(f.against_baselines().1)
+    });
+    row(
+        "other processes on the machine, kubectl apply / operator (share of all cores)",
+        &|f| match (&f.kubectl_apply, &f.converge) {
+            (Some(b), Some(c)) => format!(
+                "{:.0}% / {:.0}%",
+                b.cpu.others_share() * 100.0,
+                c.cpu.others_share() * 100.0
+            ),
+            _ => "-".into(),
+        },
+    );
+    row(
+        "CPU per runtime while converging: control plane / operator",
+        &|f| {
+            f.cpu_per_runtime()
+                .map_or("-".into(), |(c, o)| format!("{c:.0} ms / {o:.1} ms"))
         },
     );
     row("operator: last Deployment available / all Ready", &|f| {
@@ -298,6 +478,13 @@ pub fn print_table(all: &[Figures]) {
             .as_ref()
             .map_or("-".into(), |c| format!("{:.2}", f.per_runtime(c.writes())))
     });
+    row(
+        "requests per runtime while converging: writes / reads / lists and watches",
+        &|f| {
+            let (writes, reads, lists) = f.requests_per_runtime();
+            format!("{writes:.2} / {reads:.2} / {lists:.2}")
+        },
+    );
     row("requests per runtime while converging, by verb", &|f| {
         f.converge_requests
             .iter()
@@ -305,24 +492,24 @@ pub fn print_table(all: &[Figures]) {
             .collect::<Vec<_>>()
             .join(", ")
     });
+    row("requests in an idle minute", &|f| by_verb(&f.idle_requests));
     row(
-        "requests in an idle minute (3 resyncs of every runtime)",
-        &|f| {
-            let total: usize = f.idle_requests.values().sum();
-            if total == 0 {
-                "0".into()
-            } else {
-                f.idle_requests
-                    .iter()
-                    .map(|(verb, count)| format!("{verb} {count}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        },
+        "requests in a restarted operator's first minute (every runtime reconciled)",
+        &|f| by_verb(&f.restart_requests),
     );
     row("operator RSS at N (peak)", &|f| {
         format!("{} ({})", mib(f.rss), mib(f.peak_rss))
     });
+    row(
+        "operator RSS per runtime (above the operator before any runtime), without / with Secrets",
+        &|f| {
+            format!(
+                "{} / {}",
+                kib(f.rss_per_runtime(f.rss)),
+                kib(f.rss_per_runtime(f.rss_with_secrets))
+            )
+        },
+    );
     row(
         "operator RSS with N Secrets of 100 KiB referenced (peak)",
         &|f| {
@@ -368,4 +555,16 @@ pub fn print_table(all: &[Figures]) {
     for (label, values) in rows {
         println!("| {label} | {} |", values.join(" | "));
     }
+}
+
+/// Requests as `verb count, …`, or `0`.
+fn by_verb(requests: &Requests) -> String {
+    if requests.values().sum::<usize>() == 0 {
+        return "0".into();
+    }
+    requests
+        .iter()
+        .map(|(verb, count)| format!("{verb} {count}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -1,31 +1,37 @@
 //! Operator benchmark against the local cluster (`make cluster-up`; run with
 //! `make bench-operator` or `cargo bench -p trussium-e2e --bench operator`).
 //!
-//! For each N in BENCH_RUNTIMES (default "100"; `make bench` runs "100 1000"):
+//! For each N in BENCH_RUNTIMES (default "100"; `make bench` runs "100 1000
+//! 3000"):
 //! - the baseline: `kubectl apply --server-side` of the objects the operator
 //!   would create (ConfigMap, ServiceAccount, Service, Deployment, PDB per
 //!   runtime) until every Deployment is available; and (after the operator's
 //!   run) the same objects applied by BENCH_KUBECTL_STREAMS kubectl at once
 //!   (default 8; 1 skips it), the fastest a client gets them available on
 //!   this control plane;
-//! - the operator (concurrency 4, a resync every 20 s): `kubectl apply
-//!   --server-side` of N runtimes until all are Ready; its API requests by
-//!   verb (the audit log records every request of the operator), then over
-//!   an idle minute (three resyncs); its RSS; the latency from a Deployment
-//!   becoming available to its runtime reporting Ready; an upgrade of every
-//!   runtime; its RSS once every runtime references a Secret of
-//!   BENCH_SECRET_KIB KiB (default 100, with `kubectl apply`'s copy in an
-//!   annotation);
+//! - the operator as shipped (concurrency 4, the default resync, leader
+//!   election on): N runtimes created the way a GitOps tool creates them,
+//!   BENCH_KUBECTL_STREAMS `kubectl apply --server-side` at once, until all
+//!   are Ready; its API requests by verb (the audit log records every
+//!   request of the operator), then over an idle minute, then over the
+//!   first minute of a restarted operator (which reconciles every runtime
+//!   again, as a resync does); its RSS before and after; the latency from a
+//!   Deployment becoming available to its runtime reporting Ready; an
+//!   upgrade of every runtime; its RSS once every runtime references a
+//!   Secret of BENCH_SECRET_KIB KiB (default 100, with `kubectl apply`'s
+//!   copy in an annotation);
 //! - `kubectl trussium status -A` against `kubectl get trussiumruntimes -A`;
 //! - converging again at every concurrency of BENCH_CONCURRENCY (default
 //!   "1 16");
 //! - for the baseline and the operator's converge: how long `kubectl apply`
 //!   itself ran, and the CPU seconds each cluster process, the operator and
-//!   kubectl spent, with how busy the machine was (`cpu`): where both cores
-//!   are busy, the control plane's work sets the time.
+//!   kubectl spent, with how busy the machine was and how much of it went to
+//!   other processes (`cpu`): where both cores are busy, the control plane's
+//!   work sets the time.
 //!
-//! Prints a block of lines per N (scripts read the first ones: keep them) and
-//! a Markdown table of every N at the end.
+//! Prints a block of lines per N (scripts read the first ones: keep them),
+//! the issue's goals against what was measured, and a Markdown table of
+//! every N at the end.
 
 mod cpu;
 mod figures;
@@ -33,17 +39,19 @@ mod manifests;
 mod watched;
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
-use kube::Api;
 use kube::api::{Patch, PatchParams};
+use kube::{Api, Client};
 use tokio::time::Instant;
 use trussium_api::{TrussiumRuntime, condition_type, reason};
 use trussium_e2e::{
-    Audit, AuditMark, BoxError, OPERATOR_USER, Operator, TestNamespace, admin_client, cluster_dir,
-    install_crd, kubectl_path, require_cluster,
+    Audit, AuditMark, BoxError, OPERATOR_NAMESPACE, OPERATOR_USER, Operator, TestNamespace,
+    admin_client, cluster_dir, install_crd, install_leader_election_rbac, kubectl_path,
+    lease_holder, require_cluster, wait_for,
 };
 
 use figures::{Baseline, Converged, Figures, Requests};
@@ -52,18 +60,20 @@ use watched::Watched;
 
 pub type Result<T> = std::result::Result<T, BoxError>;
 
-/// The operator's resync in the benchmark: three within the idle minute.
-const RESYNC_ARG: &str = "--resync-seconds=20";
 const IDLE: Duration = Duration::from_secs(60);
 /// After a converge: the window whose writes are counted (a converged
 /// operator should write nothing), and the pause before RSS is read.
 const SETTLE: Duration = Duration::from_secs(10);
+/// How long a freshly started operator may take to hold its Lease.
+const ELECTED: Duration = Duration::from_secs(60);
 
 #[tokio::main]
 async fn main() -> Result<()> {
     require_cluster();
     // A fresh cluster (`make cluster-up`) has no CRD: the tests install it.
-    install_crd(&admin_client().await?).await?;
+    let admin = admin_client().await?;
+    install_crd(&admin).await?;
+    install_leader_election_rbac(&admin).await?;
     let sizes = numbers("BENCH_RUNTIMES", "100");
     let sweep = numbers("BENCH_CONCURRENCY", "1 16");
     let streams = number("BENCH_KUBECTL_STREAMS", 8);
@@ -72,19 +82,20 @@ async fn main() -> Result<()> {
     for &n in &sizes {
         let mut figures = Figures::new(n, secret_kib);
         figures.kubectl_apply = Some(baseline(n, 1).await?);
-        full_run(n, &mut figures).await?;
+        full_run(n, streams, &mut figures).await?;
         // After the operator's run, which thus follows the same history as
         // in earlier versions of this benchmark.
         if streams > 1 {
             figures.kubectl_streams = Some(baseline(n, streams).await?);
         }
         for &c in &sweep {
-            let converged = converge_only(n, c).await?;
+            let converged = converge_only(n, streams, c).await?;
             figures.sweep.push((c, converged));
         }
         figures.print_block();
         all.push(figures);
     }
+    figures::print_goals(&all);
     figures::print_table(&all);
     Ok(())
 }
@@ -106,6 +117,11 @@ fn timeout(n: usize) -> Duration {
     Duration::from_secs(120 + n as u64)
 }
 
+/// The runtimes (numbered `0..n`) that stream `k` of `streams` handles.
+fn share(n: usize, streams: usize, k: usize) -> Range<usize> {
+    (n * k / streams)..(n * (k + 1) / streams)
+}
+
 /// `kubectl apply --server-side` of the owned objects of N runtimes, until
 /// every Deployment is available: one kubectl for them all, or, with
 /// `streams` above 1, that many kubectl at once, each for its share of the
@@ -117,10 +133,9 @@ async fn baseline(n: usize, streams: usize) -> Result<Baseline> {
         let streams = streams.clamp(1, n.max(1));
         let files = (0..streams)
             .map(|k| {
-                let share = (n * k / streams)..(n * (k + 1) / streams);
                 manifests::write(
                     &format!("owned-objects-{k}.yaml"),
-                    &manifests::owned_objects_yaml(&ns.name, share)?,
+                    &manifests::owned_objects_yaml(&ns.name, share(n, streams, k))?,
                 )
             })
             .collect::<Result<Vec<_>>>()?;
@@ -147,8 +162,27 @@ async fn baseline(n: usize, streams: usize) -> Result<Baseline> {
     outcome
 }
 
+/// The operator as shipped (leader election on, the default resync and
+/// concurrency), watching `namespace`, with `extra` flags; returns once it
+/// holds its Lease (a Lease of its own: each phase's operator is alone).
+async fn start_operator(admin: &Client, namespace: &str, extra: &[String]) -> Result<Operator> {
+    let mut args = vec![
+        "--leader-elect".to_string(),
+        format!("--leader-elect-resource-name={namespace}"),
+        format!("--leader-elect-resource-namespace={OPERATOR_NAMESPACE}"),
+    ];
+    args.extend_from_slice(extra);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let operator = Operator::start(admin, namespace, &args).await?;
+    wait_for("the operator to hold its Lease", ELECTED, async || {
+        Ok(lease_holder(admin, namespace).await?.map(drop))
+    })
+    .await?;
+    Ok(operator)
+}
+
 /// Creates N runtimes under a running operator and measures everything.
-async fn full_run(n: usize, figures: &mut Figures) -> Result<()> {
+async fn full_run(n: usize, streams: usize, figures: &mut Figures) -> Result<()> {
     let ns = TestNamespace::create("bench-operator").await?;
     let outcome = async {
         let admin = admin_client().await?;
@@ -158,8 +192,19 @@ async fn full_run(n: usize, figures: &mut Figures) -> Result<()> {
         let deployments = Watched::start(ns.api::<Deployment>(), deployment_available).await?;
 
         let before_start = audit.mark();
-        let operator = Operator::start(&admin, &ns.name, &[RESYNC_ARG]).await?;
-        let converged = converge(n, &ns.name, &audit, &watched_runtimes, operator.pid()).await?;
+        let mut operator = start_operator(&admin, &ns.name, &[]).await?;
+        // Let its watches list the empty namespace first.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        figures.rss_empty = operator.pid().and_then(|pid| memory_kib(pid, "VmRSS"));
+        let converged = converge(
+            n,
+            streams,
+            &ns.name,
+            &audit,
+            &watched_runtimes,
+            operator.pid(),
+        )
+        .await?;
         figures.deployments_available = deployments
             .firsts()
             .values()
@@ -178,6 +223,17 @@ async fn full_run(n: usize, figures: &mut Figures) -> Result<()> {
         figures.idle_requests = requests_by_verb(&audit, &quiet, &ns.name)?;
         figures.rss = operator.pid().and_then(|pid| memory_kib(pid, "VmRSS"));
         figures.peak_rss = operator.pid().and_then(|pid| memory_kib(pid, "VmHWM"));
+
+        // A restarted operator reconciles every runtime again (what a resync
+        // does): from its caches, sending nothing but its lists and watches.
+        progress(&format!(
+            "{n} runtimes: a restarted operator's first minute"
+        ));
+        let restarted = audit.mark();
+        operator.restart().await?;
+        tokio::time::sleep(IDLE).await;
+        audit.settle().await?;
+        figures.restart_requests = requests_by_verb(&audit, &restarted, &ns.name)?;
 
         figures.plugin = match plugin_times() {
             Ok(times) => Some(times),
@@ -212,6 +268,10 @@ async fn full_run(n: usize, figures: &mut Figures) -> Result<()> {
 
         // Every runtime references a large Secret of its own (last: the
         // audit log records Secret bodies, and nothing reads it after this).
+        progress(&format!(
+            "{n} runtimes: a Secret of {secret_kib} KiB each",
+            secret_kib = figures.secret_kib
+        ));
         let secrets: Api<Secret> = ns.api();
         manifests::create_large_secrets(&secrets, n, figures.secret_kib).await?;
         for i in 0..n {
@@ -239,43 +299,50 @@ async fn full_run(n: usize, figures: &mut Figures) -> Result<()> {
 }
 
 /// Only converging, at another concurrency.
-async fn converge_only(n: usize, concurrency: usize) -> Result<Converged> {
+async fn converge_only(n: usize, streams: usize, concurrency: usize) -> Result<Converged> {
     let ns = TestNamespace::create("bench-concurrency").await?;
     let outcome = async {
         let admin = admin_client().await?;
         let audit = Audit::open()?;
         let runtimes = Watched::start(ns.api::<TrussiumRuntime>(), runtime_ready).await?;
-        let operator = Operator::start(
-            &admin,
-            &ns.name,
-            &[RESYNC_ARG, &format!("--concurrency={concurrency}")],
-        )
-        .await?;
-        converge(n, &ns.name, &audit, &runtimes, operator.pid()).await
+        let operator =
+            start_operator(&admin, &ns.name, &[format!("--concurrency={concurrency}")]).await?;
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        converge(n, streams, &ns.name, &audit, &runtimes, operator.pid()).await
     }
     .await;
     delete_namespace(ns).await;
     outcome
 }
 
-/// `kubectl apply --server-side` of N runtimes under a started operator,
-/// until all are Ready; the time, the operator's writes and the CPU spent
-/// meanwhile.
+/// N runtimes created under a started operator as a GitOps tool creates
+/// them (`streams` `kubectl apply --server-side` at once, each for its
+/// share), until all are Ready; the time, the operator's writes and the CPU
+/// spent meanwhile.
 async fn converge(
     n: usize,
+    streams: usize,
     namespace: &str,
     audit: &Audit,
     runtimes: &Watched<TrussiumRuntime>,
     operator: Option<u32>,
 ) -> Result<Converged> {
-    // Let the operator's watches start on the empty namespace first.
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    let file = manifests::write("runtimes.yaml", &manifests::runtimes_yaml(namespace, n)?)?;
-    progress(&format!("{n} runtimes: kubectl apply of the runtimes"));
+    let streams = streams.clamp(1, n.max(1));
+    let files = (0..streams)
+        .map(|k| {
+            manifests::write(
+                &format!("runtimes-{k}.yaml"),
+                &manifests::runtimes_yaml(namespace, share(n, streams, k))?,
+            )
+        })
+        .collect::<Result<Vec<_>>>()?;
+    progress(&format!(
+        "{n} runtimes: kubectl apply of the runtimes ({streams} at once)"
+    ));
     let mark = audit.mark();
     let cpu_before = cpu::sample(&cluster_dir(), operator);
     let started = Instant::now();
-    let kubectl = manifests::kubectl_apply(&file)?;
+    let kubectl = manifests::kubectl_apply_at_once(&files)?;
     runtimes
         .wait_for("runtimes Ready", n, timeout(n), runtime_ready)
         .await?;
@@ -287,6 +354,7 @@ async fn converge(
         started,
         time,
         kubectl,
+        streams,
         writes,
         cpu,
     })

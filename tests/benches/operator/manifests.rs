@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::ByteString;
@@ -34,11 +34,6 @@ spec:
 
 pub fn runtime_name(i: usize) -> String {
     format!("rt-{i:04}")
-}
-
-/// N minimal runtimes in `namespace`.
-pub fn runtimes(namespace: &str, n: usize) -> Result<Vec<TrussiumRuntime>> {
-    runtimes_in(namespace, 0..n)
 }
 
 /// The minimal runtimes numbered `range` in `namespace`.
@@ -101,9 +96,9 @@ pub fn owned_objects_yaml(namespace: &str, range: Range<usize>) -> Result<String
     Ok(docs.join("---\n"))
 }
 
-/// The runtimes as YAML documents.
-pub fn runtimes_yaml(namespace: &str, n: usize) -> Result<String> {
-    let docs: std::result::Result<Vec<String>, _> = runtimes(namespace, n)?
+/// The minimal runtimes numbered `range` as YAML documents.
+pub fn runtimes_yaml(namespace: &str, range: Range<usize>) -> Result<String> {
+    let docs: std::result::Result<Vec<String>, _> = runtimes_in(namespace, range)?
         .iter()
         .map(serde_yaml::to_string)
         .collect();
@@ -117,12 +112,6 @@ pub fn write(name: &str, yaml: &str) -> Result<PathBuf> {
     let path = dir.join(name);
     std::fs::write(&path, yaml)?;
     Ok(path)
-}
-
-/// `kubectl apply --server-side -f <file>` as the admin; returns how long it
-/// took.
-pub fn kubectl_apply(file: &Path) -> Result<Duration> {
-    kubectl_apply_at_once(std::slice::from_ref(&file.to_path_buf()))
 }
 
 /// One `kubectl apply --server-side -f <file>` per file, all at once; returns
