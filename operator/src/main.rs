@@ -11,7 +11,7 @@ use kube::client::ClientBuilder;
 use kube::{Client, Config};
 use tracing_subscriber::EnvFilter;
 use trussium_operator::config::OperatorConfig;
-use trussium_operator::controller::{self, Instruments, Reporter, Scope};
+use trussium_operator::controller::{self, Clients, Instruments, Reporter, Scope};
 use trussium_operator::endpoints::{self, BindAddress, Routes, parse_bind_address};
 use trussium_operator::health::Health;
 use trussium_operator::leader::{
@@ -54,6 +54,17 @@ struct Cli {
     #[arg(long, env = "TRUSSIUM_RESYNC_SECONDS", default_value_t = 300,
           value_parser = clap::value_parser!(u64).range(1..))]
     resync_seconds: u64,
+
+    /// How long one API request may go unanswered before it fails (it is
+    /// retried). Watches are not bound by it: they stay open for
+    /// --watch-timeout-seconds.
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    request_timeout: Duration,
+
+    /// How long one reconcile of a runtime may take before it is abandoned
+    /// and retried: a hung request can never hold a runtime forever.
+    #[arg(long, default_value = "2m", value_parser = parse_duration)]
+    reconcile_timeout: Duration,
 
     /// Seconds a watch runs before the operator opens it again (the API
     /// server ends it then; one request per watch). An open watch outlives a
@@ -167,8 +178,8 @@ async fn main() -> ExitCode {
         Ok(config) => config,
         Err(err) => return fail(&err),
     };
-    let client = match client(kube_config.clone(), &metrics, &health) {
-        Ok(client) => client,
+    let clients = match clients(kube_config.clone(), cli.request_timeout, &metrics, &health) {
+        Ok(clients) => clients,
         Err(err) => return fail(&err),
     };
     if let Some(listener) = metrics_listener {
@@ -198,7 +209,7 @@ async fn main() -> ExitCode {
         let namespace = cli
             .leader_elect_resource_namespace
             .clone()
-            .unwrap_or_else(|| client.default_namespace().to_string());
+            .unwrap_or_else(|| clients.requests.default_namespace().to_string());
         let renewals = Renewals::default();
         let lease_client =
             match election_client(kube_config, &timings, &renewals, &metrics, &health) {
@@ -237,13 +248,14 @@ async fn main() -> ExitCode {
         health,
     };
     let controller = controller::run(
-        client,
+        clients,
         config,
         scope,
         controller::Pace {
             concurrency: cli.concurrency,
             resync: std::time::Duration::from_secs(cli.resync_seconds),
             watch_timeout_seconds: cli.watch_timeout_seconds,
+            reconcile_timeout: cli.reconcile_timeout,
         },
         reporter,
         instruments,
@@ -305,7 +317,29 @@ async fn kube_config() -> Result<Config, String> {
     Ok(config)
 }
 
-/// The kube client, counting its requests.
+/// The kube clients, counting their requests: every request of the one
+/// reconciles use times out after `request_timeout` (without an answer it
+/// would hold its reconcile forever); the watches' client has no timeout.
+fn clients(
+    config: Config,
+    request_timeout: Duration,
+    metrics: &Metrics,
+    health: &Health,
+) -> Result<Clients, String> {
+    let watches = client(config.clone(), metrics, health)?;
+    let mut config = config;
+    let timeout = Some(request_timeout);
+    config.connect_timeout = timeout;
+    config.read_timeout = timeout;
+    config.write_timeout = timeout;
+    // Count the read timeout from the request, not from when its pooled
+    // connection went idle.
+    config.reset_reader_on_write = true;
+    let requests = client(config, metrics, health)?;
+    Ok(Clients { requests, watches })
+}
+
+/// A kube client, counting its requests.
 fn client(config: Config, metrics: &Metrics, health: &Health) -> Result<Client, String> {
     let builder = ClientBuilder::try_from(config)
         .map_err(|err| format!("cannot build a Kubernetes client: {err}"))?;

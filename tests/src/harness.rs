@@ -25,15 +25,20 @@ use trussium_operator::references::referenced_secrets;
 
 use crate::{
     Audit, AuditEvent, AuditMark, BoxError, CONVERGE, EVENTS_LAG, Error, Kubectl, OPERATOR_USER,
-    Operator, QUIET_AFTER_SETTLING, SeenEvent, TestNamespace, TestResult, condition,
-    condition_summary, describe_events, holds_for, kubectl, pairs, require_cluster, wait_for,
+    Operator, QUIET_AFTER_SETTLING, Relay, SeenEvent, TestNamespace, TestResult,
+    admin_kubeconfig_path, api_server_address, condition, condition_summary, describe_events,
+    holds_for, kubectl, pairs, require_cluster, wait_for,
 };
 
-/// One test's world: its namespace, its operator and the audit log.
+/// One test's world: its namespace, its operator and the audit log (and the
+/// relay in front of the API server, for [`with_operator_behind_relay`]).
 pub struct Harness {
     pub ns: TestNamespace,
     pub operator: Operator,
     pub audit: Audit,
+    /// The audit log before the operator started.
+    pub before_start: AuditMark,
+    pub relay: Option<Relay>,
 }
 
 /// A point in the audit log (what it derefs to) and in the operator's log.
@@ -58,20 +63,55 @@ pub async fn with_operator<F>(prefix: &str, operator_args: &[&str], body: F) -> 
 where
     F: AsyncFnOnce(&mut Harness) -> TestResult,
 {
+    run(prefix, operator_args, false, body).await
+}
+
+/// [`with_operator`], the operator reaching the API server through a
+/// [`Relay`] (`harness.relay`) the test can cut.
+pub async fn with_operator_behind_relay<F>(
+    prefix: &str,
+    operator_args: &[&str],
+    body: F,
+) -> TestResult
+where
+    F: AsyncFnOnce(&mut Harness) -> TestResult,
+{
+    run(prefix, operator_args, true, body).await
+}
+
+async fn run<F>(prefix: &str, operator_args: &[&str], relayed: bool, body: F) -> TestResult
+where
+    F: AsyncFnOnce(&mut Harness) -> TestResult,
+{
     require_cluster();
     let ns = TestNamespace::create(prefix).await?;
     let audit = Audit::open()?;
-    let operator = match Operator::start(&ns.client, &ns.name, operator_args).await {
-        Ok(operator) => operator,
+    let before_start = audit.mark();
+    let started = async {
+        if !relayed {
+            return Ok((
+                Operator::start(&ns.client, &ns.name, operator_args).await?,
+                None,
+            ));
+        }
+        let relay = Relay::start(api_server_address(&admin_kubeconfig_path())?).await?;
+        let operator = Operator::start_behind(&ns.client, &ns.name, operator_args, &relay).await?;
+        Ok::<_, BoxError>((operator, Some(relay)))
+    }
+    .await;
+    let (operator, relay) = match started {
+        Ok(started) => started,
         Err(err) => {
             ns.delete().await;
-            return Err(err.into());
+            return Err(err);
         }
     };
     let mut harness = Harness {
         ns,
         operator,
         audit,
+        before_start,
+        relay,
     };
     let outcome = AssertUnwindSafe(body(&mut harness)).catch_unwind().await;
     if !matches!(outcome, Ok(Ok(()))) {

@@ -47,7 +47,7 @@ pub use events::{
     REPORTING_CONTROLLER, SeenEvent, check_first_rollout_events, describe_events,
     events_by_runtime, pairs,
 };
-pub use harness::{Harness, Mark, with_operator};
+pub use harness::{Harness, Mark, with_operator, with_operator_behind_relay};
 pub use kubectl::{KUBECTL_REQUEST_TIMEOUT, Kubectl, kubectl, kubectl_ok, kubectl_path};
 pub use lease::{lease_holder, lease_spec, wait_for_holder};
 pub use namespace::{TEST_NAMESPACE_LABEL, TestNamespace};

@@ -13,7 +13,7 @@ use kube::{Api, Client, ResourceExt};
 use tokio::process::{Child, Command};
 
 use crate::crd::INSTALLER;
-use crate::{Error, install_crd, kubeconfig_for_service_account, repo_root};
+use crate::{Error, Relay, install_crd, kubeconfig_for_service_account, repo_root};
 
 pub const OPERATOR_NAMESPACE: &str = "trussium-system";
 pub const OPERATOR_SERVICE_ACCOUNT: &str = "trussium-operator";
@@ -94,11 +94,37 @@ impl Operator {
         namespace: &str,
         args: &[&str],
     ) -> Result<Operator, Error> {
+        Self::start_with(admin, (account_namespace, account), namespace, args, None).await
+    }
+
+    /// Like [`Operator::start`], but reaching the API server through
+    /// `relay` (which the test can cut).
+    pub async fn start_behind(
+        admin: &Client,
+        namespace: &str,
+        args: &[&str],
+        relay: &Relay,
+    ) -> Result<Operator, Error> {
+        let account = (OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT);
+        Self::start_with(admin, account, namespace, args, Some(relay)).await
+    }
+
+    async fn start_with(
+        admin: &Client,
+        (account_namespace, account): (&str, &str),
+        namespace: &str,
+        args: &[&str],
+        relay: Option<&Relay>,
+    ) -> Result<Operator, Error> {
         install(admin).await?;
         let dir = repo_root().join("target").join("e2e");
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let kubeconfig = dir.join(format!("{namespace}.operator.kubeconfig"));
         kubeconfig_for_service_account(admin, account_namespace, account, &kubeconfig).await?;
+        let kubeconfig = match relay {
+            Some(relay) => relay.kubeconfig(&kubeconfig)?,
+            None => kubeconfig,
+        };
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         let log = dir.join(format!("{namespace}.operator.log"));
         let child = spawn(&kubeconfig, namespace, &args, &log)?;

@@ -1,11 +1,14 @@
 //! A TCP relay in front of the API server that a test can cut: from then on
 //! it forwards nothing and closes nothing, as a dead connection or a frozen
-//! API server looks to a client (requests neither answer nor fail).
+//! API server looks to a client (requests neither answer nor fail). It can
+//! also cut at the next request the client sends (watches already open
+//! deliver until then), and heal: connections opened afterwards pass again,
+//! while the ones caught by the cut stay frozen for good.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use kube::config::Kubeconfig;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -15,8 +18,30 @@ use crate::BoxError;
 
 pub struct Relay {
     pub address: SocketAddr,
-    cut: Arc<AtomicBool>,
+    cut: Arc<Cut>,
     task: tokio::task::JoinHandle<()>,
+}
+
+/// Whether the relay forwards: [`FORWARDING`], [`ARMED`] (until the client
+/// sends something) or [`CUT`].
+#[derive(Default)]
+struct Cut(AtomicU8);
+
+const FORWARDING: u8 = 0;
+const ARMED: u8 = 1;
+const CUT: u8 = 2;
+
+impl Cut {
+    fn is_cut(&self) -> bool {
+        self.0.load(Ordering::SeqCst) == CUT
+    }
+
+    /// The client sent something: an armed relay cuts now.
+    fn client_sent(&self) {
+        let _ = self
+            .0
+            .compare_exchange(ARMED, CUT, Ordering::SeqCst, Ordering::SeqCst);
+    }
 }
 
 impl Relay {
@@ -24,14 +49,14 @@ impl Relay {
     pub async fn start(upstream: SocketAddr) -> Result<Relay, BoxError> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let address = listener.local_addr()?;
-        let cut = Arc::new(AtomicBool::new(false));
+        let cut = Arc::new(Cut::default());
         let task = tokio::spawn({
             let cut = cut.clone();
             async move {
                 while let Ok((client, _)) = listener.accept().await {
                     let cut = cut.clone();
                     tokio::spawn(async move {
-                        if cut.load(Ordering::SeqCst) {
+                        if cut.is_cut() {
                             // Accepted, never answered (`client` stays open).
                             std::future::pending::<()>().await;
                         }
@@ -41,8 +66,8 @@ impl Relay {
                         let (client_read, client_write) = client.into_split();
                         let (server_read, server_write) = server.into_split();
                         tokio::join!(
-                            pump(client_read, server_write, cut.clone()),
-                            pump(server_read, client_write, cut),
+                            pump(client_read, server_write, cut.clone(), true),
+                            pump(server_read, client_write, cut, false),
                         );
                     });
                 }
@@ -53,7 +78,25 @@ impl Relay {
 
     /// From now on nothing passes, either way, on any connection.
     pub fn cut(&self) {
-        self.cut.store(true, Ordering::SeqCst);
+        self.cut.0.store(CUT, Ordering::SeqCst);
+    }
+
+    /// Cuts as soon as the client sends anything (a request on any
+    /// connection, or a new connection's handshake); until then the API
+    /// server's answers and watch events pass.
+    pub fn cut_at_the_next_request(&self) {
+        self.cut.0.store(ARMED, Ordering::SeqCst);
+    }
+
+    /// Whether it is cut.
+    pub fn is_cut(&self) -> bool {
+        self.cut.is_cut()
+    }
+
+    /// Connections opened from now on pass again; those the cut caught stay
+    /// frozen (as a dead connection does).
+    pub fn heal(&self) {
+        self.cut.0.store(FORWARDING, Ordering::SeqCst);
     }
 
     /// A copy of `kubeconfig` whose clusters are reached through the relay.
@@ -79,16 +122,21 @@ impl Drop for Relay {
 }
 
 /// Copies bytes until either side closes; once cut, holds what it read
-/// and keeps both ends open (a close would tell the client something).
+/// and keeps both ends open (a close would tell the client something), for
+/// good. `from_client`: this pump carries what the client sends.
 async fn pump(
     mut from: tokio::net::tcp::OwnedReadHalf,
     mut to: tokio::net::tcp::OwnedWriteHalf,
-    cut: Arc<AtomicBool>,
+    cut: Arc<Cut>,
+    from_client: bool,
 ) {
     let mut buffer = vec![0u8; 16 * 1024];
     loop {
         let read = from.read(&mut buffer).await;
-        if cut.load(Ordering::SeqCst) {
+        if from_client && matches!(read, Ok(n) if n > 0) {
+            cut.client_sent();
+        }
+        if cut.is_cut() {
             // `from` and `to` stay open.
             std::future::pending::<()>().await;
         }

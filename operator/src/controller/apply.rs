@@ -16,7 +16,7 @@ use super::cache::{Cached, Kept};
 use crate::backoff::{self, Backoff, Verdict};
 use crate::drift::{drifted, needs_apply};
 use crate::ownership::{innermost_list, take_over_list};
-use crate::resources::{FIELD_MANAGER, is_owned_by, same_controller};
+use crate::resources::{FIELD_MANAGER, creation_body, is_owned_by, same_controller};
 
 /// What an owned kind needs to be applied from its cache.
 pub trait Owned:
@@ -53,15 +53,18 @@ pub async fn ensure<K: Owned>(
     let observed = match cache.get(&namespace, &name) {
         Some(cached) => cached,
         // Not in the cache, which holds only objects with our label: absent,
-        // or someone else's the watch does not show. One read tells which
-        // (a forced apply would take someone else's over); it happens only
-        // while an object is missing, not in the steady state.
-        None => match api.get_opt(&name).await? {
-            Some(found) => Arc::new(found),
-            None => {
-                tracing::info!(kind = %K::kind(&()), %namespace, %name, reason = "absent", "applying");
-                return apply(&api, cache, desired).await;
+        // or someone else's that the watch does not show. Created without
+        // looking first (see `create`); only when something is there already
+        // does one read tell whose it is.
+        None => match create(&api, cache, desired).await {
+            Err(kube::Error::Api(status)) if status.code == 409 => {
+                match api.get_opt(&name).await? {
+                    Some(found) => Arc::new(found),
+                    // Deleted between the two requests: create it after all.
+                    None => return create(&api, cache, desired).await,
+                }
             }
+            created => return created,
         },
     };
     // Someone else's object under the runtime's name: never take it over
@@ -125,6 +128,27 @@ fn not_ours<K: Resource<DynamicType = ()>>(namespace: &str, name: &str) -> kube:
         .with_code(409)
         .boxed(),
     )
+}
+
+/// Creates `desired` with a server-side apply that only creates (see
+/// [`creation_body`]): 409 when something exists under its name. The cache
+/// remembers the result until its watch shows it.
+async fn create<K: Owned>(
+    api: &Api<K>,
+    cache: &Cached<K>,
+    desired: &K,
+) -> Result<Arc<K>, kube::Error> {
+    // Not forced: there is nothing to conflict with in a creation, and an
+    // existing object is refused whatever its fields.
+    let created = api
+        .patch(
+            &desired.name_any(),
+            &PatchParams::apply(FIELD_MANAGER),
+            &Patch::Apply(&creation_body(desired)),
+        )
+        .await?;
+    tracing::info!(kind = %K::kind(&()), namespace = created.namespace().unwrap_or_default(), name = created.name_any(), "created");
+    Ok(cache.remember(created))
 }
 
 /// Server-side apply as the operator, taking over conflicting fields; the

@@ -22,6 +22,8 @@ pub enum Error {
     },
     #[error("runtime has no namespace")]
     NoNamespace,
+    #[error("the reconcile took longer than its deadline ({0:?}); abandoned, to be retried")]
+    Deadline(std::time::Duration),
     #[error("the watches stopped: shutting down")]
     Stopping,
 }

@@ -2,14 +2,17 @@
 
 mod apply;
 mod cache;
+mod catch_up;
 mod context;
 mod error;
 mod gate;
+mod lanes;
 mod pacing;
 mod publish;
 mod reconcile;
 mod refusals;
 mod report;
+mod unsure;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -50,19 +53,31 @@ impl Scope {
 }
 
 /// How many reconciles run at once, how often a runtime nothing changed is
-/// reconciled again, and how long a watch runs before it is opened again.
+/// reconciled again, how long a watch runs before it is opened again, and
+/// how long one reconcile may take.
 #[derive(Clone, Copy, Debug)]
 pub struct Pace {
     pub concurrency: u16,
     pub resync: Duration,
     pub watch_timeout_seconds: u32,
+    pub reconcile_timeout: Duration,
+}
+
+/// The operator's clients: one whose every request times out, for
+/// everything a reconcile sends; one without a timeout for the watches,
+/// which stay open for minutes and are guarded by the watcher's own idle
+/// timeout.
+#[derive(Clone)]
+pub struct Clients {
+    pub requests: Client,
+    pub watches: Client,
 }
 
 /// Runs the controller until `shutdown` resolves. The watches run from the
 /// start; reconciles wait until `instruments.leadership` says this replica
 /// leads.
 pub async fn run(
-    client: Client,
+    clients: Clients,
     config: OperatorConfig,
     scope: Scope,
     pace: Pace,
@@ -74,13 +89,22 @@ pub async fn run(
         concurrency,
         resync,
         watch_timeout_seconds,
+        reconcile_timeout,
     } = pace;
+    let Clients { requests, watches } = clients;
     // Every watch fills a cache, which reconciles read only (see `cache`),
     // and triggers the controller.
-    let (caches, controller) = cache::watch(&client, &scope, watch_timeout_seconds);
+    let (caches, controller) = cache::watch(&watches, &scope, watch_timeout_seconds);
     let runtime_store = caches.runtimes.store();
+    // Reports need to know when the runtime cache may miss a write.
+    tokio::spawn(catch_up::catch_up(
+        requests.clone(),
+        scope.clone(),
+        caches.runtimes.trust_handle(),
+        instruments.leadership.clone(),
+    ));
     let ctx = Arc::new(Context::new(
-        client,
+        requests,
         config,
         reporter,
         instruments.metrics.clone(),
@@ -116,10 +140,16 @@ pub async fn run(
         leadership: instruments.leadership,
         metrics: instruments.metrics,
         store: runtime_store,
+        lanes: lanes::Lanes::new(usize::from(concurrency)),
+        deadline: reconcile_timeout,
     });
 
+    // Unbounded here: every reconcile starts at once and waits in its lane
+    // for one of `concurrency` slots (see `lanes`), so that reports are not
+    // queued behind creations. kube still never runs two reconciles of one
+    // runtime at once.
     controller
-        .with_config(controller::Config::default().concurrency(concurrency))
+        .with_config(controller::Config::default().concurrency(0))
         .trigger_backoff(EachWatchBacksOff)
         .graceful_shutdown_on(shutdown)
         .run(

@@ -46,16 +46,19 @@ impl Outcome {
     }
 }
 
+/// Reconciles the runtime `trigger` names. Cancel-safe: dropped at any
+/// await (its deadline, see `gate`), it leaves nothing half-done that a
+/// retry would not finish: every write is idempotent, Events are named
+/// after the stored status, and a status write that may have been made is
+/// remembered as unsure.
 pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Result<Action, Error> {
     let caches = &ctx.caches;
-    if !caches.ready().await {
-        return Err(Error::Stopping);
-    }
     let namespace = trigger.namespace().ok_or(Error::NoNamespace)?;
     let name = trigger.name_any();
     // Not the trigger itself: the cache may not show our own last status
     // write yet, and Events are derived from the stored status.
     let Some(rt) = caches.runtimes.get(&namespace, &name) else {
+        ctx.unsure.clear(&namespace, &name);
         return Ok(Action::await_change());
     };
     // Being deleted (a foreground deletion keeps it visible meanwhile): the

@@ -7,13 +7,16 @@
 //! names again (`AlreadyExists`, nothing repeated) before it writes.
 //!
 //! The names follow the stored status, so they hold only if the status a
-//! report starts from is the stored one. The cache usually shows it (and our
-//! own last write until its watch catches up), but a watch can stall (an API
-//! server restart) or our write's response can be lost. Hence two guards:
-//! before publishing, the runtime is read fresh (the one read of a runtime
-//! the operator makes, once per transition); and every status write carries
-//! the resourceVersion it was decided from, so a write from a stale view is
-//! refused (409) instead of taking the stored status back.
+//! report starts from is the stored one. The cache shows it (and our own
+//! last write until its watch catches up) while its watch is healthy; but a
+//! watch can fail or stall (an API server restart), another replica may
+//! have written just before this one led, and our own write's answer can be
+//! lost. Hence two guards: a report with Events reads its runtime fresh
+//! first when the cache is doubted (see [`super::cache::Trust`]) or the
+//! runtime's last status write had no answer ([`super::unsure`]), and only
+//! then; and every status write carries the resourceVersion it was decided
+//! from, so a write from a stale view is refused (409) instead of taking the
+//! stored status back.
 
 use std::time::Duration;
 
@@ -76,8 +79,11 @@ pub async fn report(
 
     let mut announcement = plan(rt);
     let mut learned = None;
-    if announcement.as_ref().is_some_and(|a| !a.events.is_empty()) {
-        let Some(fresh) = runtimes.get_opt(&name).await.map_err(Error::ReadRuntime)? else {
+    let doubted = !ctx.caches.runtimes.trust().trusted() || ctx.unsure.holds(&namespace, &name);
+    if doubted && announcement.as_ref().is_some_and(|a| !a.events.is_empty()) {
+        let fresh = runtimes.get_opt(&name).await.map_err(Error::ReadRuntime)?;
+        ctx.unsure.clear(&namespace, &name);
+        let Some(fresh) = fresh else {
             // Deleted meanwhile: its deletion reaches the controller.
             return Ok(Reported {
                 learned: None,
@@ -125,6 +131,7 @@ pub async fn report(
 
     match write_status(runtimes, rt, announcement.status).await {
         Ok(written) => {
+            ctx.unsure.clear(&namespace, &name);
             ctx.status_writes.wrote(&namespace, &name);
             Ok(Reported {
                 learned: Some(written),
@@ -140,12 +147,19 @@ pub async fn report(
                 "status write refused: the runtime changed meanwhile"
             );
             let fresh = runtimes.get_opt(&name).await.map_err(Error::ReadRuntime)?;
+            ctx.unsure.clear(&namespace, &name);
             Ok(Reported {
                 learned: fresh,
                 again_in: Some(STALE_RETRY),
             })
         }
-        Err(err) => Err(Error::WriteStatus(err)),
+        Err(err) => {
+            // No answer: it may have been written all the same.
+            if !matches!(err, kube::Error::Api(_)) {
+                ctx.unsure.mark(&namespace, &name);
+            }
+            Err(Error::WriteStatus(err))
+        }
     }
 }
 

@@ -164,6 +164,24 @@ pub fn same_controller(desired: &ObjectMeta, observed: &ObjectMeta) -> bool {
     controller_uid(desired).is_some() && controller_uid(desired) == controller_uid(observed)
 }
 
+/// A resourceVersion no object has: etcd revisions count up from 1 and
+/// never get near it. (An empty one, or 0, would mean "whatever is there".)
+const NO_OBJECT_HAS_THIS_VERSION: &str = "9223372036854775807";
+
+/// `desired` as the body of a server-side apply that only creates: it
+/// carries a resourceVersion no object has. The API server creates an absent
+/// object whatever version the body names, its fields owned by the field
+/// manager as an apply owns them (later applies prune what the operator
+/// stops sending; a plain create would record them as an update, never
+/// pruned); an object that exists, the operator's or anyone's, fails the
+/// version check (409 Conflict) and nothing is written. So a new object
+/// costs one request and no read, and a foreign one is never taken over.
+pub fn creation_body<K: Resource + Clone>(desired: &K) -> K {
+    let mut body = desired.clone();
+    body.meta_mut().resource_version = Some(NO_OBJECT_HAS_THIS_VERSION.to_string());
+    body
+}
+
 /// The runtime's name, which every owned object shares.
 pub(crate) fn runtime_name(rt: &TrussiumRuntime) -> Result<&str, BuildError> {
     rt.metadata

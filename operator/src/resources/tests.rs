@@ -398,3 +398,18 @@ fn applied_hash_changes_only_for_the_objects_that_change() -> Result {
     assert!(changed_kinds(&rt)?.is_empty());
     Ok(())
 }
+
+#[test]
+fn a_creation_body_is_the_desired_object_with_a_version_no_object_has() -> Result {
+    let desired = build(&fixture("full")?, &context().ctx())?;
+    let body = creation_body(&desired.deployment);
+    assert_eq!(
+        body.metadata.resource_version.as_deref(),
+        Some("9223372036854775807"),
+        "a version that is not 0 or empty (those would mean unconditional)"
+    );
+    let mut without_version = body.clone();
+    without_version.metadata.resource_version = None;
+    assert_eq!(without_version, desired.deployment, "nothing else changes");
+    Ok(())
+}

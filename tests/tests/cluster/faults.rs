@@ -424,14 +424,25 @@ async fn an_object_someone_else_created_is_never_taken_over() -> TestResult {
                 && now.owner_references().is_empty(),
             "the foreign ConfigMap was changed",
         )?;
-        let writes = h.operator_writes_since(&mark).await?;
+        // It tried to create its ConfigMap (an apply that only creates) and
+        // was refused, each time, and read what is there once per refusal;
+        // nothing of someone else's was written.
+        let requests = h.operator_requests_since(&mark).await?;
+        let theirs: Vec<_> = requests
+            .iter()
+            .filter(|e| matches!(e.resource().as_str(), "configmaps" | "networkpolicies"))
+            .cloned()
+            .collect();
+        let refused = theirs
+            .iter()
+            .filter(|e| e.verb == "patch" && e.code() == 409)
+            .count();
+        let reads = theirs.iter().filter(|e| e.verb == "get").count();
         ensure(
-            !writes
-                .iter()
-                .any(|e| matches!(e.resource().as_str(), "configmaps" | "networkpolicies")),
+            refused > 0 && reads == refused && refused + reads == theirs.len(),
             format!(
-                "the operator wrote someone else's objects: {}",
-                describe_requests(&writes)
+                "expected refused creations of the ConfigMap, each followed by one read, and nothing else: {}",
+                describe_requests(&theirs)
             ),
         )?;
 

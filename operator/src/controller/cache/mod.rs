@@ -7,13 +7,15 @@
 //! One file per job: [`watches`] declares each watched kind once (which of
 //! its objects are watched, the cache it fills, the reconciles it triggers);
 //! [`overlay`] shows our own writes until a watch catches up; [`refusal`]
-//! notices a watch the API server refuses; [`trim`] decides what a cache
+//! notices a watch the API server refuses; [`trust`] tells whether a cache
+//! may miss someone else's recent write; [`trim`] decides what a cache
 //! keeps of each object. Every cache counts towards [`Readiness`] from the
 //! moment it is made.
 
 mod overlay;
 mod refusal;
 mod trim;
+mod trust;
 mod watches;
 
 use std::sync::Arc;
@@ -30,19 +32,22 @@ use serde::de::DeserializeOwned;
 use overlay::{Overlay, version};
 use refusal::{Refusal, Refusals};
 pub use trim::Kept;
+pub use trust::Trust;
 pub use watches::{Caches, watch};
 
 /// A watch event stream, after the store has taken it in.
 type Watch<K> = BoxStream<'static, Result<watcher::Event<K>, watcher::Error>>;
 
 /// One kind's cache: the store, our writes it does not show yet, whether it
-/// holds a first full list, and whether its watch is refused.
+/// holds a first full list, whether its watch is refused, and whether it can
+/// be taken at its word.
 pub struct Cached<K: Resource<DynamicType = ()> + Clone + 'static> {
     store: Store<K>,
     overlay: Overlay<K>,
     /// Whether the store has taken in a first full list.
     listed: Arc<AtomicBool>,
     refusal: Arc<Refusal>,
+    trust: Arc<Trust>,
 }
 
 impl<K> Cached<K>
@@ -60,19 +65,22 @@ where
         let seen = Arc::new(AtomicU64::new(0));
         let listed = Arc::new(AtomicBool::new(false));
         let (refusal, refusals) = Refusal::new();
+        let trust = Arc::new(Trust::new(seen.clone()));
         let stream = track_versions(
             watch.modify(Kept::keep_only_what_is_read).reflect(writer),
             seen.clone(),
             listed.clone(),
             refusal.clone(),
+            trust.clone(),
         )
         .boxed();
         readiness.join(store.clone(), listed.clone());
         let cached = Cached {
             store,
-            overlay: Overlay::new(seen),
+            overlay: Overlay::new(seen, trust.clone()),
             listed,
             refusal,
+            trust,
         };
         (cached, stream, refusals)
     }
@@ -112,6 +120,16 @@ where
         self.refusal.accepted();
     }
 
+    /// Whether the cache can be taken at its word (see [`Trust`]).
+    pub fn trust(&self) -> &Trust {
+        &self.trust
+    }
+
+    /// The same, to keep (the task that catches the cache up).
+    pub fn trust_handle(&self) -> Arc<Trust> {
+        self.trust.clone()
+    }
+
     /// The store itself (what the controller looks triggers up in).
     pub fn store(&self) -> Store<K> {
         self.store.clone()
@@ -120,17 +138,23 @@ where
 
 /// Records in `seen` the highest resourceVersion the store reflects: Apply
 /// and Delete events once the store has them, a (re-)list when it is done.
-/// Records in `refusal` whether the API server refuses the watch.
+/// Records in `refusal` whether the API server refuses the watch; any error
+/// makes `trust` doubt the cache (changes may be missing until the watch
+/// delivers again).
 fn track_versions<K: Resource>(
     stream: impl Stream<Item = Result<watcher::Event<K>, watcher::Error>>,
     seen: Arc<AtomicU64>,
     listed: Arc<AtomicBool>,
     refusal: Arc<Refusal>,
+    trust: Arc<Trust>,
 ) -> impl Stream<Item = Result<watcher::Event<K>, watcher::Error>> {
     let mut last_listed = 0;
     let accepted = refusal.clone();
     stream
-        .inspect_err(move |err| refusal.saw_error(err))
+        .inspect_err(move |err| {
+            refusal.saw_error(err);
+            trust.doubt();
+        })
         .inspect_ok(move |event| {
             accepted.accepted();
             track_version(event, &seen, &listed, &mut last_listed);

@@ -16,12 +16,14 @@ use std::time::{Duration, Instant};
 use kube::Resource;
 use kube::runtime::reflector::ObjectRef;
 
+use super::trust::Trust;
 use crate::controller::lock;
 
 /// How long a remembered write may stand in for a cache that has not caught
-/// up. Far longer than any watch lag; it only bounds the case where the watch
+/// up. Far longer than any watch lag; it bounds the case where the watch
 /// re-listed and the object was deleted meanwhile (then no event of ours ever
-/// comes).
+/// comes), and a watch that has not shown our write by then is stalled: the
+/// cache is doubted (see [`Trust`]).
 const LAG_LIMIT: Duration = Duration::from_secs(60);
 
 /// Our writes of one kind that its watch has not shown yet.
@@ -29,6 +31,7 @@ pub struct Overlay<K: Resource<DynamicType = ()> + Clone + 'static> {
     /// The highest resourceVersion the watch has delivered to the store.
     seen: Arc<AtomicU64>,
     written: Mutex<Written<K>>,
+    trust: Arc<Trust>,
 }
 
 struct Written<K: Resource<DynamicType = ()> + Clone + 'static> {
@@ -43,14 +46,16 @@ struct Remembered<K> {
 }
 
 impl<K: Resource<DynamicType = ()> + Clone + 'static> Overlay<K> {
-    /// An overlay over a store whose watch records in `seen` how far it got.
-    pub(super) fn new(seen: Arc<AtomicU64>) -> Self {
+    /// An overlay over a store whose watch records in `seen` how far it got
+    /// (and tells `trust` when it stalls).
+    pub(super) fn new(seen: Arc<AtomicU64>, trust: Arc<Trust>) -> Self {
         Overlay {
             seen,
             written: Mutex::new(Written {
                 objects: HashMap::new(),
                 swept: Instant::now(),
             }),
+            trust,
         }
     }
 
@@ -61,8 +66,11 @@ impl<K: Resource<DynamicType = ()> + Clone + 'static> Overlay<K> {
         if let Some(ours) = written.objects.get(key) {
             let seen = self.seen.load(Ordering::Acquire);
             let cached_version = cached.as_deref().and_then(version);
-            if cache_lags(ours.version, seen, cached_version) && ours.at.elapsed() < LAG_LIMIT {
-                return Some(ours.object.clone());
+            if cache_lags(ours.version, seen, cached_version) {
+                if ours.at.elapsed() < LAG_LIMIT {
+                    return Some(ours.object.clone());
+                }
+                self.trust.doubt();
             }
             written.objects.remove(key);
         }

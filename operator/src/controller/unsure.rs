@@ -1,0 +1,54 @@
+//! Runtimes whose stored status the operator cannot be sure of: a status
+//! write that got no answer (it timed out, the connection broke, the
+//! reconcile's deadline passed) may have been made all the same, and the
+//! runtime's watch shows it only later, if at all before the next report.
+//! That report reads the runtime fresh (see `report`): its Events are named
+//! after the stored status.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+/// By namespace and name.
+#[derive(Default)]
+pub struct Unsure {
+    runtimes: Mutex<HashSet<(String, String)>>,
+}
+
+impl Unsure {
+    /// The last status write of `namespace/name` may or may not have been made.
+    pub fn mark(&self, namespace: &str, name: &str) {
+        super::lock(&self.runtimes).insert((namespace.to_string(), name.to_string()));
+    }
+
+    /// The stored status of `namespace/name` is known again (or the runtime
+    /// is gone).
+    pub fn clear(&self, namespace: &str, name: &str) {
+        let mut runtimes = super::lock(&self.runtimes);
+        if !runtimes.is_empty() {
+            runtimes.remove(&(namespace.to_string(), name.to_string()));
+        }
+    }
+
+    /// Whether the last status write of `namespace/name` had no answer.
+    pub fn holds(&self, namespace: &str, name: &str) -> bool {
+        let runtimes = super::lock(&self.runtimes);
+        !runtimes.is_empty() && runtimes.contains(&(namespace.to_string(), name.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Unsure;
+
+    #[test]
+    fn marked_until_cleared_one_runtime_at_a_time() {
+        let unsure = Unsure::default();
+        assert!(!unsure.holds("ns", "a"));
+        unsure.mark("ns", "a");
+        assert!(unsure.holds("ns", "a"));
+        assert!(!unsure.holds("ns", "b"));
+        assert!(!unsure.holds("other", "a"));
+        unsure.clear("ns", "a");
+        assert!(!unsure.holds("ns", "a"));
+    }
+}
