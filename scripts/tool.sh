@@ -6,8 +6,9 @@
 #
 #   Go tools   tools/<name>/go.mod (+ go.sum): a module of ours whose `tool`
 #              line names the command's package; optional tools/<name>/ldflags
-#              (stamps the version). Built with the machine's Go toolchain from
-#              the Go module proxy, keyed by go.mod and go.sum.
+#              (stamps the version) and tools/<name>/tags (build tags, e.g. to
+#              leave out what we never run). Built with the machine's Go
+#              toolchain from the Go module proxy, keyed by all of these.
 #   Rust tools tools/<name>.crate: one line "<crate> <version>", installed with
 #              `cargo install --locked`, keyed by that line and rustc's version.
 #
@@ -58,11 +59,15 @@ if [ -f "$dir/go.mod" ]; then
   binary=${package##*/}
   ldflags=""
   [ -f "$dir/ldflags" ] && ldflags=$(tr '\n' ' ' <"$dir/ldflags")
-  key=$(cat "$dir/go.mod" "$dir/go.sum" "$dir/ldflags" 2>/dev/null | sha256sum | cut -c1-12)
+  tags=""
+  [ -f "$dir/tags" ] && tags=$(tr '\n' ',' <"$dir/tags" | sed 's/,$//')
+  key=$(for pin in go.mod go.sum ldflags tags; do
+    if [ -f "$dir/$pin" ]; then cat "$dir/$pin"; fi
+  done | sha256sum | cut -c1-12)
   out=$cache/tools/$name-$key
   go_build() {
     (cd "$dir" && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod \
-      go build -trimpath -ldflags "-s -w $ldflags" -o "$1/$binary" "$package")
+      go build -trimpath -tags "$tags" -ldflags "-s -w $ldflags" -o "$1/$binary" "$package")
   }
   build "$out" "$binary" "$name ($package)" go_build
 elif [ -f "$crate_file" ]; then
