@@ -16,17 +16,19 @@ build: ## Build the operator and the plugin
 	cargo build --workspace --bins
 
 .PHONY: generate
-generate: ## Regenerate crds/ and completions/ from the code
+generate: ## Regenerate crds/, completions/, the chart's copies and values table, deploy/'s alerts and dashboard
 	UPDATE_GENERATED=1 cargo test -p trussium-api --test crd
 	UPDATE_GENERATED=1 cargo test -p kubectl-trussium --test completions
+	UPDATE_GENERATED=1 cargo test -p trussium-e2e --test chart -- --include-ignored surfaces:: readme::
 
 .PHONY: crds
 crds: generate ## Alias of generate
 
 .PHONY: lint
-lint: ## cargo fmt --check and clippy -D warnings
+lint: ## cargo fmt --check, clippy -D warnings, helm lint --strict
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	"$$(scripts/tool.sh helm)" lint --strict charts/trussium-operator
 
 .PHONY: control-plane
 control-plane: ## Build (or reuse) the cached control-plane binaries
@@ -89,6 +91,10 @@ bench-operator: ## Operator against kubectl apply: time to Ready, requests, idle
 .PHONY: image
 image: ## The operator image (static binary, FROM scratch) into dist/oci with buildah; prints size and digest
 	scripts/image.sh
+
+.PHONY: chart
+chart: ## The Helm chart package, dist/trussium-operator-<version>.tgz (same bytes for the same sources)
+	scripts/chart.sh
 
 RELEASE_BASE_URL ?=
 .PHONY: release

@@ -93,6 +93,11 @@ phase "control-plane binaries" "$here/cluster/build.sh"
 # krew and its manifest checker, for the krew tests (they call it too; built
 # here first so that a cold build is a phase of its own).
 phase "krew" "$here/krew/build.sh"
+# Helm and promtool for the chart and alert tests (built once per machine;
+# the tests find them in TRUSSIUM_TOOL_<NAME>).
+use_tool() { local path; path=$("$TRUSSIUM_ROOT/scripts/tool.sh" "$2"); export "$1=$path"; }
+phase "helm" use_tool TRUSSIUM_TOOL_HELM helm
+phase "promtool" use_tool TRUSSIUM_TOOL_PROMTOOL promtool
 phase "workspace build" cargo test --workspace --no-run
 # Cluster tests may run the binaries (operator, plugin).
 phase "binaries build" cargo build --workspace --bins
@@ -115,10 +120,18 @@ phase "cluster up" "$here/cluster/up.sh" 9>&-
 # GitOps checks; stale dumps from an earlier run must not count.
 export TRUSSIUM_GITOPS_SNAPSHOTS=$TRUSSIUM_ROOT/target/gitops-scenarios
 rm -rf "$TRUSSIUM_GITOPS_SNAPSHOTS"
+# The chart's install test writes a scrape of the operator here for the
+# PromQL check of the alerts and the dashboard; a stale one must not count.
+export TRUSSIUM_METRICS_SNAPSHOT=$TRUSSIUM_ROOT/target/e2e/metrics/operator.prom
+rm -f "$TRUSSIUM_METRICS_SNAPSHOT"
 # Every test binary runs even after a failure, for the full picture.
 phase "tests" cargo test --workspace --no-fail-fast -- --include-ignored
 # kstatus (cli-utils) and the Argo CD health check (gopher-lua) on those dumps
 # and on deploy/argocd's testdata; checks README's GitOps table.
 gitops_tests() { (cd "$here/gitops" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go test -count=1 ./...); }
 phase "gitops tests" gitops_tests
+# Every query of the alerts and the dashboard parsed by Prometheus's parser,
+# each metric it names checked against that scrape.
+promql_tests() { (cd "$here/promql" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go test -count=1 ./...); }
+phase "promql tests" promql_tests
 current=""

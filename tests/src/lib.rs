@@ -8,8 +8,11 @@
 mod audit;
 mod cluster;
 mod crd;
+mod deployed;
 mod deployment;
 mod error;
+pub mod manifests;
+pub mod metrics;
 mod namespace;
 mod operator;
 mod token;
@@ -25,6 +28,7 @@ pub use cluster::{
     repo_root, require_cluster,
 };
 pub use crd::install_crd;
+pub use deployed::{DeployedOperator, free_port, http_get};
 pub use deployment::deployment_condition;
 pub use error::Error;
 pub use namespace::{TEST_NAMESPACE_LABEL, TestNamespace};
