@@ -92,8 +92,14 @@ fn the_overlays_render_what_they_promise() -> TestResult {
     let base = render("deploy")?;
     let monitored = render("deploy/overlays/monitored")?;
     let mut expected = kinds(&base);
-    expected.push("ServiceMonitor".into());
-    assert_eq!(kinds(&monitored), expected, "deploy/ plus a ServiceMonitor");
+    expected.extend(["ServiceMonitor", "PrometheusRule", "ConfigMap"].map(String::from));
+    expected.sort();
+    let mut got = kinds(&monitored);
+    got.sort();
+    assert_eq!(
+        got, expected,
+        "deploy/ plus a ServiceMonitor, the alerts and the dashboard"
+    );
     Ok(())
 }
 
