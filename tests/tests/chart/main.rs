@@ -12,6 +12,7 @@
 
 mod alerts;
 mod install;
+mod package;
 mod readme;
 mod support;
 mod surfaces;
