@@ -131,7 +131,10 @@ phase "tests" cargo test --workspace --no-fail-fast -- --include-ignored
 gitops_tests() { (cd "$here/gitops" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go test -count=1 ./...); }
 phase "gitops tests" gitops_tests
 # Every query of the alerts and the dashboard parsed by Prometheus's parser,
-# each metric it names checked against that scrape.
-promql_tests() { (cd "$here/promql" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go test -count=1 ./...); }
+# each metric it names checked against that scrape. Built with promtool's
+# flags (scripts/tool.sh), so that the packages both use are compiled once.
+promql_tests() {
+  (cd "$here/promql" && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-mod=mod -trimpath" go test -count=1 ./...)
+}
 phase "promql tests" promql_tests
 current=""
