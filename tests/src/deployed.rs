@@ -12,10 +12,13 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Container;
 use kube::{Client, ResourceExt};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
 use tokio::process::{Child, Command};
 
-use crate::{Error, kubeconfig_for_service_account, operator_binary, repo_root};
+use crate::{
+    BoxError, Error, free_port, http_get, kubeconfig_for_service_account, operator_binary,
+    repo_root,
+};
 
 /// A running operator started from a Deployment; killed when dropped.
 pub struct DeployedOperator {
@@ -28,17 +31,6 @@ pub struct DeployedOperator {
     pub probes: SocketAddr,
     /// The arguments it was started with.
     pub args: Vec<String>,
-}
-
-/// A free port on the loopback interface.
-pub fn free_port() -> Result<u16, Error> {
-    let listener =
-        std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| Error::io("127.0.0.1:0", e))?;
-    let port = listener
-        .local_addr()
-        .map_err(|e| Error::io("127.0.0.1:0", e))?
-        .port();
-    Ok(port)
 }
 
 fn container(deployment: &Deployment) -> Result<&Container, Error> {
@@ -85,7 +77,7 @@ impl DeployedOperator {
         admin: &Client,
         deployment: &Deployment,
         pod_name: &str,
-    ) -> Result<DeployedOperator, Error> {
+    ) -> Result<DeployedOperator, BoxError> {
         let namespace = deployment.namespace().unwrap_or_default();
         let pod = deployment
             .spec
@@ -116,7 +108,8 @@ impl DeployedOperator {
                             return Err(Error::Check(format!(
                                 "env {} comes from {other:?}, which this test does not resolve",
                                 var.name
-                            )));
+                            ))
+                            .into());
                         }
                     }
                 }
@@ -144,10 +137,10 @@ impl DeployedOperator {
     }
 
     /// Its `/metrics` text.
-    pub async fn scrape(&self) -> Result<String, Error> {
+    pub async fn scrape(&self) -> Result<String, BoxError> {
         let (status, body) = http_get(self.metrics, "/metrics").await?;
         if status != 200 {
-            return Err(Error::Check(format!("/metrics answered {status}: {body}")));
+            return Err(Error::Check(format!("/metrics answered {status}: {body}")).into());
         }
         Ok(body)
     }
@@ -169,36 +162,6 @@ impl DeployedOperator {
             }
         }
     }
-}
-
-/// A plain HTTP/1.1 GET: the status code and the body.
-pub async fn http_get(address: SocketAddr, path: &str) -> Result<(u16, String), Error> {
-    let exchange = async {
-        let mut stream = tokio::net::TcpStream::connect(address).await?;
-        stream
-            .write_all(
-                format!("GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n")
-                    .as_bytes(),
-            )
-            .await?;
-        let mut response = Vec::new();
-        stream.read_to_end(&mut response).await?;
-        Ok::<_, std::io::Error>(String::from_utf8_lossy(&response).to_string())
-    };
-    let text = tokio::time::timeout(Duration::from_secs(10), exchange)
-        .await
-        .map_err(|_| Error::Check(format!("GET {address}{path} timed out")))?
-        .map_err(|e| Error::io(format!("http://{address}{path}"), e))?;
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| Error::Check(format!("not an HTTP response: {text}")))?;
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, body)| body.to_string())
-        .unwrap_or_default();
-    Ok((status, body))
 }
 
 #[cfg(test)]

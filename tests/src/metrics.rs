@@ -75,6 +75,26 @@ pub fn sum(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
         .sum()
 }
 
+/// The value of `series` (e.g. `trussium_runtimes{ready="True"}`) in a
+/// Prometheus text exposition.
+pub fn metric(text: &str, series: &str) -> Option<f64> {
+    text.lines().filter(|l| !l.starts_with('#')).find_map(|l| {
+        l.strip_prefix(series)?
+            .strip_prefix(' ')?
+            .trim()
+            .parse()
+            .ok()
+    })
+}
+
+/// Reconciles counted by `controller_runtime_reconcile_total`, all results.
+pub fn reconciles(text: &str) -> f64 {
+    text.lines()
+        .filter(|l| l.starts_with("controller_runtime_reconcile_total{"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,10 +19,7 @@ use kube::runtime::reflector::Store;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::gauge::ConstGauge;
-use trussium_api::{TrussiumRuntime, condition_type};
-
-/// The condition statuses Kubernetes defines, as the label values.
-const STATUSES: [&str; 3] = ["True", "False", "Unknown"];
+use trussium_api::{ConditionStatus, TrussiumRuntime, condition_type};
 
 pub(super) struct RuntimeHealth {
     store: Store<TrussiumRuntime>,
@@ -66,22 +63,15 @@ impl ConditionSeries {
     }
 }
 
-/// `status` as one of [`STATUSES`].
-fn known_status(status: &str) -> &'static str {
-    STATUSES
-        .into_iter()
-        .find(|known| *known == status)
-        .unwrap_or("Unknown")
-}
-
 /// The status of `runtime`'s condition `type_`, `Unknown` when not reported.
 fn condition_status(runtime: &TrussiumRuntime, type_: &str) -> &'static str {
     runtime
         .status
         .as_ref()
         .and_then(|s| s.condition(type_))
-        .map(|c| known_status(&c.status))
-        .unwrap_or("Unknown")
+        .map(|c| ConditionStatus::parse(&c.status))
+        .unwrap_or(ConditionStatus::Unknown)
+        .as_str()
 }
 
 /// One series per condition type, in the order they are reported.
@@ -109,7 +99,10 @@ pub(super) fn condition_series(runtime: &TrussiumRuntime) -> Vec<ConditionSeries
 pub(super) fn count_by_ready<'a>(
     runtimes: impl IntoIterator<Item = &'a TrussiumRuntime>,
 ) -> BTreeMap<&'static str, i64> {
-    let mut counts: BTreeMap<&'static str, i64> = STATUSES.into_iter().map(|s| (s, 0)).collect();
+    let mut counts: BTreeMap<&'static str, i64> = ConditionStatus::ALL
+        .into_iter()
+        .map(|s| (s.as_str(), 0))
+        .collect();
     for runtime in runtimes {
         *counts
             .entry(condition_status(runtime, condition_type::READY))
