@@ -66,16 +66,18 @@ pub const MAX_NOTE_BYTES: usize = 1024;
 
 /// Event reasons.
 pub mod reason {
-    pub const RUNTIME_PROGRESSING: &str = "RuntimeProgressing";
-    pub const RUNTIME_READY: &str = "RuntimeReady";
-    pub const RUNTIME_RECOVERED: &str = "RuntimeRecovered";
-    pub const RUNTIME_SCALED_TO_ZERO: &str = "RuntimeScaledToZero";
-    pub const RUNTIME_UPGRADE_STARTED: &str = "RuntimeUpgradeStarted";
-    pub const RUNTIME_UPGRADE_COMPLETED: &str = "RuntimeUpgradeCompleted";
-    pub const CONFIGURATION_INVALID: &str = "ConfigurationInvalid";
-    pub const RECONCILIATION_FAILED: &str = "ReconciliationFailed";
-    pub const RUNTIME_DEGRADED: &str = "RuntimeDegraded";
-    pub const RUNTIME_UPGRADE_FAILED: &str = "RuntimeUpgradeFailed";
+    trussium_api::constants_with_all! {
+        RUNTIME_PROGRESSING = "RuntimeProgressing";
+        RUNTIME_READY = "RuntimeReady";
+        RUNTIME_RECOVERED = "RuntimeRecovered";
+        RUNTIME_SCALED_TO_ZERO = "RuntimeScaledToZero";
+        RUNTIME_UPGRADE_STARTED = "RuntimeUpgradeStarted";
+        RUNTIME_UPGRADE_COMPLETED = "RuntimeUpgradeCompleted";
+        CONFIGURATION_INVALID = "ConfigurationInvalid";
+        RECONCILIATION_FAILED = "ReconciliationFailed";
+        RUNTIME_DEGRADED = "RuntimeDegraded";
+        RUNTIME_UPGRADE_FAILED = "RuntimeUpgradeFailed";
+    }
 }
 
 /// Event actions.
