@@ -16,9 +16,14 @@ build: ## Build the operator and the plugin
 	cargo build --workspace --bins
 
 .PHONY: generate
-generate: ## Regenerate crds/ and completions/ from the code
+generate: ## Regenerate crds/, completions/, the manual's reference pages and man pages from the code
 	UPDATE_GENERATED=1 cargo test -p trussium-api --test crd
 	UPDATE_GENERATED=1 cargo test -p kubectl-trussium --test completions
+	UPDATE_GENERATED=1 cargo test -p trussium-docs --test generated
+
+.PHONY: docs
+docs: ## Build the manual (docs/) into target/docs and check its links and names
+	scripts/docs.sh
 
 .PHONY: crds
 crds: generate ## Alias of generate
