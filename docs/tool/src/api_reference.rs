@@ -213,11 +213,7 @@ impl FieldWriter<'_> {
         }
     }
 
-    fn type_name(
-        &self,
-        node: &JSONSchemaProps,
-        upstream: Option<&KubernetesType>,
-    ) -> String {
+    fn type_name(&self, node: &JSONSchemaProps, upstream: Option<&KubernetesType>) -> String {
         let version = self.inputs.kubernetes_docs_version;
         let upstream_name = |t: &KubernetesType| {
             format!(
