@@ -16,14 +16,16 @@ logged() {
   local log=$1 status=0 parent=$$
   shift
   mkdir -p "$(dirname "$log")"
-  # The ticker stops with this script, even if the script is killed.
+  # The ticker stops with this script, even if the script is killed. Its
+  # sleep holds none of our output: a reader of this script's output (a
+  # pipe, a command substitution) must not wait for a sleep to end.
   (
     minutes=0
-    while sleep 60 && kill -0 "$parent" 2>/dev/null; do
+    while sleep 60 </dev/null >/dev/null 2>&1 && kill -0 "$parent" 2>/dev/null; do
       minutes=$((minutes + 1))
       echo "    ... still running (${minutes} min; log: $log)" >&2
     done
-  ) 9>&- 8>&- &
+  ) </dev/null >/dev/null 9>&- 8>&- &
   local ticker=$!
   "$@" >"$log" 2>&1 || status=$?
   kill "$ticker" 2>/dev/null || true
