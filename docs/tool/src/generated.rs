@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use crate::vocabulary::{operator_command, plugin_command};
 use crate::{Error, api_reference, cli_reference, man, read, upstream};
 
 /// The plugin's command-line reference page.
@@ -46,7 +47,7 @@ pub fn files(repo: &Path) -> Result<Vec<File>, Error> {
                     the release archives. kubectl's standard options go after the plugin's name \
                     and apply to every command.",
             },
-            kubectl_trussium::cli::command(),
+            plugin_command(),
         )
         .into_bytes(),
     });
@@ -62,15 +63,11 @@ pub fn files(repo: &Path) -> Result<Vec<File>, Error> {
                     wins. An invalid value is refused at start-up with one line on stderr and \
                     exit status 2.",
             },
-            trussium_operator::cli::command(),
+            operator_command(),
         )
         .into_bytes(),
     });
-    for (name, contents) in man::pages(
-        kubectl_trussium::cli::command(),
-        "kubectl-trussium",
-        "kubectl trussium",
-    )? {
+    for (name, contents) in man::pages(plugin_command(), "kubectl-trussium", "kubectl trussium")? {
         files.push(File {
             path: format!("{}/{name}", man::DIR),
             contents,

@@ -22,9 +22,11 @@ pub fn pages(
     invoked_as: &str,
 ) -> Result<Vec<(String, Vec<u8>)>, Error> {
     // No page for clap's `help` command, as clap_mangen's own generate_to.
+    // NAME says the page's name (what `man -k` finds), SYNOPSIS how people
+    // type it.
     let mut root = root
         .bin_name(invoked_as)
-        .display_name(invoked_as)
+        .display_name(program)
         .disable_help_subcommand(true);
     root.build();
     let mut out = vec![(
@@ -35,8 +37,8 @@ pub fn pages(
         let name = words.replacen(invoked_as, program, 1).replace(' ', "-");
         let command = command
             .name(name.clone())
-            .bin_name(words.clone())
-            .display_name(words);
+            .bin_name(words)
+            .display_name(name.clone());
         out.push((format!("{name}.1"), render(command, &name, program)?));
     }
     Ok(out)
@@ -73,7 +75,11 @@ mod tests {
         assert_eq!(names, ["kubectl-tool.1", "kubectl-tool-show.1"]);
         let show = String::from_utf8_lossy(&pages[1].1).into_owned();
         assert!(show.contains(".TH KUBECTL-TOOL-SHOW 1"), "{show}");
-        assert!(show.contains("Shows a thing"), "{show}");
+        assert!(
+            show.contains(".SH NAME\nkubectl\\-tool\\-show \\- Shows a thing"),
+            "{show}"
+        );
+        assert!(show.contains("\\fBkubectl tool show\\fR"), "{show}");
         assert!(!show.contains("1.2.3"), "no version in a page: {show}");
         Ok(())
     }

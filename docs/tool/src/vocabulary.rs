@@ -6,6 +6,16 @@ use std::collections::BTreeSet;
 
 use clap::Command;
 
+/// The plugin's clap definition (the plugin's library keeps it).
+pub fn plugin_command() -> Command {
+    kubectl_trussium::cli::command()
+}
+
+/// The operator's clap definition (operator/src/cli.rs).
+pub fn operator_command() -> Command {
+    trussium_operator::cli::command()
+}
+
 /// A program whose command lines the manual shows.
 pub struct Program {
     /// How pages write it: `kubectl trussium`, `kubectl-trussium`.
@@ -30,9 +40,9 @@ impl Vocabulary {
             programs: vec![
                 Program::new(
                     vec!["kubectl trussium", "kubectl-trussium"],
-                    kubectl_trussium::cli::command(),
+                    plugin_command(),
                 ),
-                Program::new(vec!["trussium-operator"], trussium_operator::cli::command()),
+                Program::new(vec!["trussium-operator"], operator_command()),
             ],
             condition_types: strings(&trussium_api::condition_type::ALL),
             condition_reasons: strings(trussium_api::reason::ALL),
