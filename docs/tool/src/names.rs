@@ -174,8 +174,6 @@ static CONDITION: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap_or_else(|e| panic!("{e}"))
 });
 
-const STATUSES: [&str; 3] = ["True", "False", "Unknown"];
-
 fn conditions(page: &Page, vocabulary: &Vocabulary, report: &mut Report) {
     for snippet in page.text.iter().chain(&page.code) {
         for found in CONDITION.captures_iter(&snippet.text) {
@@ -185,10 +183,10 @@ fn conditions(page: &Page, vocabulary: &Vocabulary, report: &mut Report) {
             }
             let (status, reason) = match found.get(3) {
                 Some(reason) => (Some(&found[2]), reason.as_str()),
-                None if STATUSES.contains(&&found[2]) => continue,
+                None if vocabulary.condition_statuses.contains(&found[2]) => continue,
                 None => (None, &found[2]),
             };
-            if let Some(status) = status.filter(|s| !STATUSES.contains(s)) {
+            if let Some(status) = status.filter(|s| !vocabulary.condition_statuses.contains(*s)) {
                 report(
                     snippet.line,
                     format!("{type_}={status}/…: a condition's status is True, False or Unknown"),

@@ -28,6 +28,8 @@ pub struct Program {
 pub struct Vocabulary {
     pub programs: Vec<Program>,
     pub condition_types: BTreeSet<String>,
+    /// True, False, Unknown.
+    pub condition_statuses: BTreeSet<String>,
     pub condition_reasons: BTreeSet<String>,
     pub event_reasons: BTreeSet<String>,
 }
@@ -45,8 +47,15 @@ impl Vocabulary {
                 Program::new(vec!["trussium-operator"], operator_command()),
             ],
             condition_types: strings(&trussium_api::condition_type::ALL),
+            condition_statuses: trussium_api::ConditionStatus::ALL
+                .iter()
+                .map(|s| s.as_str().to_string())
+                .collect(),
             condition_reasons: strings(trussium_api::reason::ALL),
-            event_reasons: strings(trussium_operator::events::reason::ALL),
+            event_reasons: trussium_operator::events::Reason::ALL
+                .iter()
+                .map(|r| r.as_str().to_string())
+                .collect(),
         }
     }
 
