@@ -141,7 +141,7 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
         // The man pages of the plugin and of each of its commands.
         for page in ["kubectl-trussium.1", "kubectl-trussium-status.1"] {
             let path = into.join("man").join(page);
-            let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+            let text = std::fs::read_to_string(&path).map_err(Error::io_at(&path))?;
             assert!(
                 text.starts_with(".ie"),
                 "{platform}: {page} is not a man page"
