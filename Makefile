@@ -16,10 +16,15 @@ build: ## Build the operator and the plugin
 	cargo build --workspace --bins
 
 .PHONY: generate
-generate: ## Regenerate crds/, completions/, the chart's copies and values table, deploy/'s alerts and dashboard
+generate: ## Regenerate crds/, completions/, the chart's copies and values table, deploy/'s alerts and dashboard, the manual's reference pages and man pages
 	UPDATE_GENERATED=1 cargo test -p trussium-api --test crd
 	UPDATE_GENERATED=1 cargo test -p kubectl-trussium --test completions
 	UPDATE_GENERATED=1 cargo test -p trussium-e2e --test chart -- --include-ignored surfaces:: readme::
+	UPDATE_GENERATED=1 cargo test -p trussium-docs --test generated
+
+.PHONY: docs
+docs: ## Build the manual (docs/) into target/docs and check its links and names
+	scripts/docs.sh
 
 .PHONY: crds
 crds: generate ## Alias of generate

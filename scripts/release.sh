@@ -4,6 +4,7 @@
 #   kubectl-trussium_<version>_<os>_<arch>.tar.gz   linux/amd64, linux/arm64,
 #                                                   darwin/amd64, darwin/arm64
 #   kubectl-trussium_<version>_windows_amd64.zip    (kubectl-trussium.exe)
+#     each with the LICENSE and the man pages (man/, from docs/man)
 #   trussium.yaml     the krew manifest, every platform with its sha256
 #   crds.yaml         the CRD bundle
 #   install.yaml      the operator's install manifests (kubectl kustomize deploy/,
@@ -83,10 +84,12 @@ for p in "${platforms[@]}"; do
   [ "${platform%_*}" = windows ] && exe=kubectl-trussium.exe
   rm -rf "${stage:?}"/* && install -m 0755 "$target_dir/$triple/$profile_dir/$exe" "$stage/$exe"
   install -m 0644 LICENSE "$stage/LICENSE"
+  install -d "$stage/man" && install -m 0644 docs/man/*.1 "$stage/man/"
   name="kubectl-trussium_${version}_${platform}"
   if [ "${platform%_*}" = windows ]; then
     # Reproducible zip: fixed order and times.
-    python3 - "$level" "$stage" "$dist/$name.zip" "$exe" LICENSE <<'PY'
+    mapfile -t man_pages < <(cd "$stage" && ls man/*.1)
+    python3 - "$level" "$stage" "$dist/$name.zip" "$exe" LICENSE "${man_pages[@]}" <<'PY'
 import sys, zipfile
 level, stage, out, *names = sys.argv[1:]
 with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=int(level)) as z:
@@ -100,7 +103,7 @@ PY
   else
     # Reproducible: fixed order, owners and times; gzip without a timestamp.
     tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
-      -cf - "$exe" LICENSE | gzip -n "-$level" > "$dist/$name.tar.gz"
+      -cf - "$exe" LICENSE man | gzip -n "-$level" > "$dist/$name.tar.gz"
   fi
 done
 

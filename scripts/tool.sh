@@ -14,12 +14,15 @@
 #
 #   scripts/tool.sh helm            -> /root/.cache/trussium/tools/helm-<key>/helm
 #
-# A cold build prints one line saying so (and roughly how long it takes); the
-# compiler's and downloader's chatter goes to a log file that is shown only if
-# the build fails. Concurrent callers wait for one build (a lock per tool).
+# A cold build prints one line saying so, and a line a minute while it runs;
+# the compiler's and downloader's chatter goes to a log file that is shown
+# only if the build fails (scripts/progress.sh). Concurrent callers wait for
+# one build (a lock per tool).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=progress.sh
+source "$root/scripts/progress.sh"
 cache=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
 name=${1:?usage: scripts/tool.sh <name> (a directory tools/<name>/ or a file tools/<name>.crate)}
 dir=$root/tools/$name
@@ -27,7 +30,10 @@ crate_file=$root/tools/$name.crate
 
 mkdir -p "$cache/tools" "$cache/logs"
 exec 9>"$cache/tools/$name.lock"
-flock 9
+if ! flock -n 9; then
+  echo "waiting for another build of $name on this machine to finish" >&2
+  flock 9
+fi
 
 log=$cache/logs/tool-$name.log
 # build <out dir> <binary> <what> <command...>: runs the build into a fresh
@@ -41,9 +47,8 @@ build() {
   local started=$SECONDS tmp
   echo "building $what (once per machine; log: $log)" >&2
   tmp=$(mktemp -d "$out.tmp.XXXXXX")
-  if ! "$@" "$tmp" >"$log" 2>&1; then
-    echo "building $what failed; the last lines of $log:" >&2
-    tail -n 30 "$log" >&2
+  if ! logged "$log" "$@" "$tmp"; then
+    echo "building $what failed" >&2
     rm -rf "$tmp"
     exit 1
   fi

@@ -73,7 +73,8 @@ use crate::status::TrussiumRuntimeStatus;
         type_ = "date",
         json_path = ".metadata.creationTimestamp"
     ),
-    // `-o wide` only: the default columns are settled (DESIGN.md).
+    // `-o wide` only: the default columns are settled ("Printer columns" in
+    // docs/src/development/design.md).
     printcolumn(
         name = "Status",
         type_ = "string",

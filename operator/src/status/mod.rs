@@ -25,9 +25,10 @@
 //! - A rollout at zero replicas completes the way Kubernetes says it does, so
 //!   an image change while scaled to zero completes an upgrade at once.
 //! - `Ready` is stricter than the contract's four conditions, on purpose
-//!   (DESIGN.md): the desired spec is fully rolled out and serving. Every
-//!   desired replica must run the current pod template and be ready and
-//!   available; surplus old pods that still drain do not hold it back (see
+//!   (docs/src/development/design.md): the desired spec is fully rolled out
+//!   and serving. Every desired replica must run the current pod template
+//!   and be ready and available; surplus old pods that still drain do not
+//!   hold it back (see
 //!   [`rollout::serves`]). During an upgrade it is `False/RuntimeNotReady`
 //!   while `Available` stays `True` on the old pods.
 //! - A Deployment generation the controller has not acted on yet is a

@@ -126,6 +126,11 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
         .filter_map(|e| e.ok())
         .any(|v| v.path().join("LICENSE").exists());
     assert!(license, "the LICENSE ships in the archive");
+    let man_pages = std::fs::read_dir(&store)
+        .map_err(Error::io_at(&store))?
+        .filter_map(|e| e.ok())
+        .any(|v| v.path().join("man").join("kubectl-trussium.1").exists());
+    assert!(man_pages, "krew installs the man pages");
 
     let out = output(kubectl(&["trussium", "status", "-n", &ns.name])).await?;
     assert_eq!(out.code, 0, "{out}");

@@ -1,7 +1,7 @@
 //! The release bundle (`make release`, scripts/release.sh; here with the
 //! cheap `cross-check` profile): five archives, each holding a binary for its
-//! own OS and CPU and the LICENSE; the linux/arm64 binary runs under Debian's
-//! qemu-user-static against the cluster; krew's own validate-krew-manifest
+//! own OS and CPU, the LICENSE and the man pages; the linux/arm64 binary runs
+//! under Debian's qemu-user-static against the cluster; krew's own validate-krew-manifest
 //! accepts the manifest, installing every platform from a local web server;
 //! SHA256SUMS, the CRD bundle and the install manifests of this version.
 
@@ -138,6 +138,15 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
         let license =
             std::fs::read(into.join("LICENSE")).map_err(Error::io_at(&into.join("LICENSE")))?;
         assert!(!license.is_empty(), "{platform}: empty LICENSE");
+        // The man pages of the plugin and of each of its commands.
+        for page in ["kubectl-trussium.1", "kubectl-trussium-status.1"] {
+            let path = into.join("man").join(page);
+            let text = std::fs::read_to_string(&path).map_err(Error::io_at(&path))?;
+            assert!(
+                text.starts_with(".ie"),
+                "{platform}: {page} is not a man page"
+            );
+        }
         let bin = into.join(exe);
         let bytes = std::fs::read(&bin).map_err(Error::io_at(&bin))?;
         assert_eq!(

@@ -378,7 +378,8 @@ fn check_invariants(status: &TrussiumRuntimeStatus, generation: i64) {
     check_stalled(status);
 }
 
-/// Stalled, stated from the other conditions as DESIGN.md states it: True
+/// Stalled, stated from the other conditions as the design record
+/// (docs/src/development/design.md, "Stalled") states it: True
 /// exactly for a failed rollout or a missing Secret, with that cause's
 /// reason; Retrying while the operator retries a failure; else AsExpected.
 fn check_stalled(status: &TrussiumRuntimeStatus) {
