@@ -1,28 +1,21 @@
 //! The command line: standard kubectl flags after the plugin name, one
 //! subcommand per command file, and flag values checked before any request.
+//! Help texts end with the exit codes of [`crate::exit`].
 
 use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{
+    ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum, ValueHint,
+};
+use trussium_api::duration;
 use trussium_api::image::{check_digest, check_tag};
 
-use crate::output::ColorChoice;
-
-/// Exit codes, as printed at the end of `--help`.
-pub const EXIT_CODES_HELP: &str = "\
-Exit codes:
-  0  success
-  1  error: the cluster could not be reached, the CRD is not installed, the
-     runtime was not found, the request was forbidden, …
-  2  invalid command line (bad flag value, invalid tag or digest, …)
-  3  upgrade/rollback --wait: the operator reported UpgradeFailed
-  4  upgrade/rollback --wait: timed out before the rollout completed
-  5  scale: refused because autoscaling owns the replica count (see --force)
-  6  rollback: refused, no rollout has completed yet (no last successful image)
-  7  rollback: refused, the last successful image is already the desired one
-  8  rollback: refused, the runtime is being deleted";
+use crate::exit;
+use crate::output::{ColorChoice, OutputFormat};
 
 /// Look at and steer Trussium runtimes.
 #[derive(Parser, Debug)]
@@ -30,7 +23,6 @@ Exit codes:
     name = "kubectl-trussium",
     version,
     about = "Look at and steer Trussium runtimes (TrussiumRuntime objects)",
-    after_help = EXIT_CODES_HELP,
     propagate_version = true,
     subcommand_required = true,
     arg_required_else_help = true
@@ -47,16 +39,16 @@ pub struct Cli {
 #[derive(Args, Debug, Clone, Default, PartialEq, Eq)]
 pub struct GlobalFlags {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", value_hint = ValueHint::FilePath)]
     pub kubeconfig: Option<PathBuf>,
 
     /// The kubeconfig context to use
     #[arg(long, global = true, value_name = "NAME")]
-    pub context: Option<String>,
+    pub context: Option<ContextName>,
 
     /// Namespace of the runtime (default: the context's namespace)
     #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
-    pub namespace: Option<String>,
+    pub namespace: Option<NamespaceName>,
 
     /// List runtimes across all namespaces
     #[arg(short = 'A', long, global = true)]
@@ -77,19 +69,19 @@ pub enum Command {
 
     /// Change the runtime image to a new tag or digest, and optionally wait for the rollout
     #[command(
-        after_help = "Only spec.image changes: --digest removes the tag and --tag removes the digest.\n\nExamples:\n  kubectl trussium upgrade private-ai --tag v1.23.0\n  kubectl trussium upgrade private-ai --digest sha256:<64 hex> --wait --timeout 10m\n\nExit codes with --wait:\n  0  the operator reported Upgrading=UpgradeComplete for the new image\n  3  the operator reported Upgrading=UpgradeFailed\n  4  --timeout elapsed before either"
+        after_help = "Only spec.image changes: --digest removes the tag and --tag removes the digest.\n\nExamples:\n  kubectl trussium upgrade private-ai --tag v1.23.0\n  kubectl trussium upgrade private-ai --digest sha256:<64 hex> --wait --timeout 10m"
     )]
     Upgrade(UpgradeArgs),
 
     /// Go back to the last image that rolled out successfully, and optionally wait
     #[command(
-        after_help = "Sets spec.image back to status.lastSuccessfulImage, e.g. after a failed upgrade.\nNothing changes (and the exit code says why) when no rollout has completed\nyet (6), when that image is already the desired one (7), or when the runtime\nis being deleted (8).\n\nExamples:\n  kubectl trussium rollback private-ai\n  kubectl trussium rollback private-ai --wait --timeout 10m\n\nExit codes with --wait:\n  0  the operator reported the rollout complete\n  3  the operator reported Upgrading=UpgradeFailed\n  4  --timeout elapsed before either"
+        after_help = "Sets spec.image back to status.lastSuccessfulImage, e.g. after a failed upgrade.\nNothing changes (and the exit code says why) when no rollout has completed\nyet, when that image is already the desired one, or when the runtime is\nbeing deleted.\n\nExamples:\n  kubectl trussium rollback private-ai\n  kubectl trussium rollback private-ai --wait --timeout 10m"
     )]
     Rollback(RollbackArgs),
 
     /// Set the number of runtime replicas (0 scales the runtime down)
     #[command(
-        after_help = "While spec.autoscaling.enabled is true the HorizontalPodAutoscaler owns the\nreplica count: scale refuses (exit code 5) and says what to do instead;\n--force sets spec.replicas anyway, to take effect once autoscaling is disabled.\n\nExamples:\n  kubectl trussium scale private-ai --replicas 3\n  kubectl trussium scale private-ai --replicas 0"
+        after_help = "While spec.autoscaling.enabled is true the HorizontalPodAutoscaler owns the\nreplica count: scale refuses and says what to do instead;\n--force sets spec.replicas anyway, to take effect once autoscaling is disabled.\n\nExamples:\n  kubectl trussium scale private-ai --replicas 3\n  kubectl trussium scale private-ai --replicas 0"
     )]
     Scale(ScaleArgs),
 
@@ -124,7 +116,7 @@ binary itself:
 pub struct StatusArgs {
     /// The runtime to show; without it, list the runtimes
     #[arg(value_name = "NAME")]
-    pub name: Option<String>,
+    pub name: Option<RuntimeName>,
 
     /// Keep watching and redraw when something changes
     #[arg(short = 'w', long)]
@@ -140,7 +132,7 @@ pub struct StatusArgs {
 pub struct UpgradeArgs {
     /// The runtime to upgrade
     #[arg(value_name = "NAME")]
-    pub name: String,
+    pub name: RuntimeName,
 
     /// New image tag (replaces a digest)
     #[arg(long, value_name = "TAG", value_parser = parse_tag)]
@@ -155,7 +147,7 @@ pub struct UpgradeArgs {
     pub wait: bool,
 
     /// How long --wait waits, e.g. 90s, 5m, 1h30m
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration, requires = "wait")]
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = duration::parse, requires = "wait")]
     pub timeout: Duration,
 }
 
@@ -175,14 +167,14 @@ impl UpgradeArgs {
 pub struct RollbackArgs {
     /// The runtime to roll back
     #[arg(value_name = "NAME")]
-    pub name: String,
+    pub name: RuntimeName,
 
     /// Follow the rollout until the operator reports it complete or failed
     #[arg(long)]
     pub wait: bool,
 
     /// How long --wait waits, e.g. 90s, 5m, 1h30m
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration, requires = "wait")]
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = duration::parse, requires = "wait")]
     pub timeout: Duration,
 }
 
@@ -197,7 +189,7 @@ pub enum ImageTarget {
 pub struct ScaleArgs {
     /// The runtime to scale
     #[arg(value_name = "NAME")]
-    pub name: String,
+    pub name: RuntimeName,
 
     /// The new replica count, 0 or more
     #[arg(long, value_name = "N", value_parser = parse_replicas, allow_negative_numbers = true)]
@@ -212,7 +204,7 @@ pub struct ScaleArgs {
 pub struct EventsArgs {
     /// The runtime whose Events to show
     #[arg(value_name = "NAME")]
-    pub name: String,
+    pub name: RuntimeName,
 
     /// Keep watching and print new Events as they happen
     #[arg(short = 'w', long)]
@@ -246,15 +238,63 @@ pub enum CompletionShell {
     Kubectl,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutputFormat {
-    Json,
-    Yaml,
-}
+/// A TrussiumRuntime's name. Its own type so that completion offers the
+/// runtimes of the cluster wherever one is asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeName(pub String);
 
-/// The clap command, as used for help and for generating completions.
+/// A namespace's name (completion offers the cluster's namespaces).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamespaceName(pub String);
+
+/// A kubeconfig context's name (completion offers the kubeconfig's contexts).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContextName(pub String);
+
+macro_rules! name_type {
+    ($($name:ident),*) => {$(
+        impl From<String> for $name {
+            fn from(value: String) -> Self {
+                $name(value)
+            }
+        }
+
+        impl Deref for $name {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    )*};
+}
+name_type!(RuntimeName, NamespaceName, ContextName);
+
+/// The clap command, as used for help, for completion and for generating
+/// completion scripts and reference docs: every help text ends with the exit
+/// codes that command can end with.
 pub fn command() -> clap::Command {
-    Cli::command()
+    let mut cmd = Cli::command().after_help(exit::help(None));
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_string())
+        .collect();
+    for name in names {
+        cmd = cmd.mut_subcommand(&name, |sub| {
+            let codes = exit::help(Some(&name));
+            let text = match sub.get_after_help() {
+                Some(before) => format!("{before}\n\n{codes}"),
+                None => codes,
+            };
+            sub.after_help(text)
+        });
+    }
+    cmd
 }
 
 /// Parses `args` (argv, program name first), printing `display_name` in help.
@@ -306,64 +346,6 @@ fn parse_replicas(value: &str) -> Result<i32, String> {
     i32::try_from(n).map_err(|_| format!("{n} replicas is more than the API allows"))
 }
 
-/// Parses a duration like `90s`, `5m`, `1h30m`, `500ms`; a bare number is seconds.
-pub fn parse_duration(value: &str) -> Result<Duration, String> {
-    let bad =
-        || format!("invalid duration {value:?}: use a number with a unit, e.g. 90s, 5m, 1h30m");
-    let text = value.trim();
-    if text.is_empty() {
-        return Err(bad());
-    }
-    if let Ok(secs) = text.parse::<u64>() {
-        return Ok(Duration::from_secs(secs));
-    }
-    let mut total = Duration::ZERO;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !c.is_ascii_digit() && c != '.')
-            .ok_or_else(bad)?;
-        if digits == 0 {
-            return Err(bad());
-        }
-        let number: f64 = rest[..digits].parse().map_err(|_| bad())?;
-        rest = &rest[digits..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let seconds_per_unit = match &rest[..unit_len] {
-            "ms" => 0.001,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return Err(bad()),
-        };
-        rest = &rest[unit_len..];
-        total += Duration::from_secs_f64(number * seconds_per_unit);
-    }
-    Ok(total)
-}
-
-/// Formats a duration the way people write it: `5m`, `1h30m`, `45s`.
-pub fn format_duration(d: Duration) -> String {
-    let secs = d.as_secs();
-    if secs == 0 {
-        return format!("{}ms", d.as_millis());
-    }
-    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
-    let mut out = String::new();
-    if h > 0 {
-        out.push_str(&format!("{h}h"));
-    }
-    if m > 0 {
-        out.push_str(&format!("{m}m"));
-    }
-    if s > 0 {
-        out.push_str(&format!("{s}s"));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,9 +378,42 @@ mod tests {
         };
         let help = e.render().to_string();
         assert!(help.contains("Usage: kubectl trussium"), "{help}");
-        assert!(help.contains("Exit codes:"), "{help}");
-        assert!(help.contains("3  upgrade/rollback --wait: the operator reported UpgradeFailed"));
-        assert!(help.contains("8  rollback: refused, the runtime is being deleted"));
+        assert!(help.trim_end().ends_with(&exit::help(None)), "{help}");
+    }
+
+    #[test]
+    fn each_command_lists_its_own_exit_codes_after_its_examples() {
+        let Err(e) = try_parse(&["rollback", "--help"]) else {
+            panic!("--help must stop parsing");
+        };
+        let help = e.render().to_string();
+        assert!(help.contains("Examples:\n"), "{help}");
+        assert!(
+            help.trim_end().ends_with(&exit::help(Some("rollback"))),
+            "{help}"
+        );
+        let Err(e) = try_parse(&["version", "--help"]) else {
+            panic!("--help must stop parsing");
+        };
+        let help = e.render().to_string();
+        assert!(
+            help.trim_end().ends_with(&exit::help(Some("version"))),
+            "{help}"
+        );
+    }
+
+    #[test]
+    fn the_exit_table_names_only_real_commands() {
+        let cmd = command();
+        for row in exit::TABLE {
+            for name in row.commands {
+                assert!(
+                    cmd.find_subcommand(name).is_some(),
+                    "exit code {} names {name:?}, which is no command",
+                    row.exit.code()
+                );
+            }
+        }
     }
 
     #[test]
@@ -479,7 +494,7 @@ mod tests {
         let Command::Rollback(args) = cli.command else {
             panic!("not rollback");
         };
-        assert_eq!(args.name, "rt");
+        assert_eq!(&*args.name, "rt");
         assert!(args.wait);
         assert_eq!(args.timeout, Duration::from_secs(90));
         assert!(try_parse(&["rollback"]).is_err());
@@ -503,24 +518,6 @@ mod tests {
         );
         assert!(try_parse(&["scale", "rt", "--replicas", "two"]).is_err());
         assert!(try_parse(&["scale", "rt"]).is_err());
-    }
-
-    #[test]
-    fn durations() {
-        let ok = |s: &str| parse_duration(s).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(ok("90s"), Duration::from_secs(90));
-        assert_eq!(ok("5m"), Duration::from_secs(300));
-        assert_eq!(ok("1h30m"), Duration::from_secs(5400));
-        assert_eq!(ok("2m30s"), Duration::from_secs(150));
-        assert_eq!(ok("500ms"), Duration::from_millis(500));
-        assert_eq!(ok("1.5s"), Duration::from_millis(1500));
-        assert_eq!(ok("42"), Duration::from_secs(42));
-        for bad in ["", "m", "5x", "s5", "-5s", "5 m"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
-        }
-        assert_eq!(format_duration(Duration::from_secs(300)), "5m");
-        assert_eq!(format_duration(Duration::from_secs(5430)), "1h30m30s");
-        assert_eq!(format_duration(Duration::from_millis(250)), "250ms");
     }
 
     #[test]

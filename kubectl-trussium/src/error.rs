@@ -4,29 +4,9 @@
 use std::time::Duration;
 
 use kube::core::Status;
+use trussium_api::duration;
 
-use crate::cli::format_duration;
-
-/// Exit codes of `kubectl trussium` (also in `--help`).
-pub mod exit {
-    pub const OK: u8 = 0;
-    /// Anything the cluster or the environment refused.
-    pub const ERROR: u8 = 1;
-    /// Invalid command line (clap uses 2 as well).
-    pub const USAGE: u8 = 2;
-    /// `upgrade --wait`, `rollback --wait`: the operator reported `UpgradeFailed`.
-    pub const UPGRADE_FAILED: u8 = 3;
-    /// `upgrade --wait`, `rollback --wait`: `--timeout` elapsed first.
-    pub const TIMEOUT: u8 = 4;
-    /// `scale`: autoscaling owns the replica count and `--force` was not given.
-    pub const REFUSED: u8 = 5;
-    /// `rollback`: no rollout has ever completed, so there is nothing to go back to.
-    pub const NO_LAST_SUCCESSFUL_IMAGE: u8 = 6;
-    /// `rollback`: the last successful image is already the desired one.
-    pub const ALREADY_AT_LAST_SUCCESSFUL: u8 = 7;
-    /// `rollback`: the runtime is being deleted.
-    pub const BEING_DELETED: u8 = 8;
-}
+use crate::exit::Exit;
 
 /// Where this version's release files are published: `make release` sets it
 /// (RELEASE_BASE_URL), the default is the GitHub release of this version.
@@ -138,7 +118,7 @@ pub enum Error {
     /// `upgrade --wait`, `rollback --wait`: the timeout elapsed.
     #[error(
         "timed out after {} waiting for the {rollout} to finish; last seen: {last}",
-        format_duration(*after)
+        duration::format(*after)
     )]
     Timeout {
         /// What was rolling out, e.g. "upgrade of rt to v2".
@@ -191,18 +171,19 @@ pub enum Refusal {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    pub fn exit_code(&self) -> u8 {
+    /// The exit code this error ends the plugin with.
+    pub fn exit(&self) -> Exit {
         match self {
-            Error::Usage(_) => exit::USAGE,
-            Error::RolloutFailed { .. } => exit::UPGRADE_FAILED,
-            Error::Timeout { .. } => exit::TIMEOUT,
-            Error::AutoscalingOwnsReplicas { .. } => exit::REFUSED,
+            Error::Usage(_) => Exit::Usage,
+            Error::RolloutFailed { .. } => Exit::RolloutFailed,
+            Error::Timeout { .. } => Exit::TimedOut,
+            Error::AutoscalingOwnsReplicas { .. } => Exit::Refused,
             Error::RollbackRefused { refusal, .. } => match refusal {
-                Refusal::NoLastSuccessfulImage => exit::NO_LAST_SUCCESSFUL_IMAGE,
-                Refusal::AlreadyDesired(_) => exit::ALREADY_AT_LAST_SUCCESSFUL,
-                Refusal::BeingDeleted => exit::BEING_DELETED,
+                Refusal::NoLastSuccessfulImage => Exit::NoEarlierImage,
+                Refusal::AlreadyDesired(_) => Exit::AlreadyDesired,
+                Refusal::BeingDeleted => Exit::BeingDeleted,
             },
-            Error::BrokenPipe => exit::OK,
+            Error::BrokenPipe => Exit::Ok,
             Error::Config(_)
             | Error::CrdMissing
             | Error::NotFound { .. }
@@ -211,7 +192,7 @@ impl Error {
             | Error::Unreachable { .. }
             | Error::Api { .. }
             | Error::Deleted { .. }
-            | Error::Io(_) => exit::ERROR,
+            | Error::Io(_) => Exit::Error,
         }
     }
 
@@ -361,7 +342,7 @@ mod tests {
         assert!(matches!(e, Error::CrdMissing), "{e:?}");
         let e = classify_status(&status(NO_SUCH_RESOURCE), &get("rt"), "https://k");
         assert!(matches!(e, Error::CrdMissing), "{e:?}");
-        assert_eq!(e.exit_code(), exit::ERROR);
+        assert_eq!(e.exit(), Exit::Error);
         assert!(e.to_string().contains("CRD"), "{e}");
         let hint = e.hint().unwrap_or_default();
         assert!(
@@ -443,33 +424,18 @@ mod tests {
             max: Some(10),
             requested: 3,
         };
-        assert_eq!(timeout.exit_code(), 4);
-        assert_eq!(failed.exit_code(), 3);
-        assert_eq!(refused.exit_code(), 5);
-        assert_eq!(Error::Usage("x".into()).exit_code(), 2);
-        assert_eq!(Error::CrdMissing.exit_code(), 1);
-        assert_eq!(Error::BrokenPipe.exit_code(), 0);
+        assert_eq!(timeout.exit(), Exit::TimedOut);
+        assert_eq!(failed.exit(), Exit::RolloutFailed);
+        assert_eq!(refused.exit(), Exit::Refused);
+        assert_eq!(Error::Usage("x".into()).exit(), Exit::Usage);
+        assert_eq!(Error::CrdMissing.exit(), Exit::Error);
+        assert_eq!(Error::BrokenPipe.exit(), Exit::Ok);
         assert!(
             timeout.to_string().starts_with("timed out after 5m "),
             "{timeout}"
         );
         assert!(refused.to_string().contains("(2–10)"), "{refused}");
         assert!(refused.hint().unwrap_or_default().contains("--force"));
-        let distinct = [
-            exit::OK,
-            exit::ERROR,
-            exit::USAGE,
-            exit::UPGRADE_FAILED,
-            exit::TIMEOUT,
-            exit::REFUSED,
-            exit::NO_LAST_SUCCESSFUL_IMAGE,
-            exit::ALREADY_AT_LAST_SUCCESSFUL,
-            exit::BEING_DELETED,
-        ];
-        let mut sorted = distinct.to_vec();
-        sorted.sort_unstable();
-        sorted.dedup();
-        assert_eq!(sorted.len(), distinct.len());
     }
 
     #[test]
@@ -491,7 +457,7 @@ mod tests {
         let same = refused(Refusal::AlreadyDesired("r:v1".into()));
         let deleting = refused(Refusal::BeingDeleted);
         assert_eq!(
-            [none.exit_code(), same.exit_code(), deleting.exit_code()],
+            [none.exit(), same.exit(), deleting.exit()].map(Exit::code),
             [6, 7, 8]
         );
         assert_eq!(

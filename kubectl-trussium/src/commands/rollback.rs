@@ -17,7 +17,7 @@ pub async fn run(target: &Target, args: &RollbackArgs, palette: Palette) -> Resu
     let name = &args.name;
     let rt = target.get_runtime(name).await?;
     let (image, patch) = plan(&rt).map_err(|refusal| Error::RollbackRefused {
-        name: name.clone(),
+        name: name.to_string(),
         namespace: target.namespace.clone(),
         refusal,
     })?;
