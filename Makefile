@@ -16,9 +16,12 @@ build: ## Build the operator and the plugin
 	cargo build --workspace --bins
 
 .PHONY: generate
-generate: ## Regenerate crds/ and completions/ from the code
+generate: ## Regenerate crds/, completions/ and the plugin's install manifests (from deploy/)
 	UPDATE_GENERATED=1 cargo test -p trussium-api --test crd
 	UPDATE_GENERATED=1 cargo test -p kubectl-trussium --test completions
+	@# The install manifests are `kubectl kustomize deploy/`: the control plane's kubectl.
+	tests/cluster/build.sh >/dev/null
+	UPDATE_GENERATED=1 cargo test -p trussium-e2e --test cluster the_embedded_install_manifests -- --include-ignored
 
 .PHONY: crds
 crds: generate ## Alias of generate

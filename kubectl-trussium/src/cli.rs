@@ -46,7 +46,8 @@ pub struct GlobalFlags {
     #[arg(long, global = true, value_name = "NAME")]
     pub context: Option<ContextName>,
 
-    /// Namespace of the runtime (default: the context's namespace)
+    /// Namespace of the runtime (default: the context's namespace); for install and
+    /// uninstall, the operator's own (default: trussium-system)
     #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
     pub namespace: Option<NamespaceName>,
 
@@ -73,11 +74,13 @@ pub enum Command {
     )]
     Upgrade(UpgradeArgs),
 
-    /// Go back to the last image that rolled out successfully, and optionally wait
-    #[command(
-        after_help = "Sets spec.image back to status.lastSuccessfulImage, e.g. after a failed upgrade.\nNothing changes (and the exit code says why) when no rollout has completed\nyet, when that image is already the desired one, or when the runtime is\nbeing deleted.\n\nExamples:\n  kubectl trussium rollback private-ai\n  kubectl trussium rollback private-ai --wait --timeout 10m"
-    )]
+    /// Go back to an earlier image (by default the one before the current), and optionally wait
+    #[command(after_help = ROLLBACK_HELP)]
     Rollback(RollbackArgs),
+
+    /// List the images a runtime has run, newest first
+    #[command(after_help = HISTORY_HELP)]
+    History(HistoryArgs),
 
     /// Set the number of runtime replicas (0 scales the runtime down)
     #[command(
@@ -91,6 +94,18 @@ pub enum Command {
     )]
     Events(EventsArgs),
 
+    /// Check the cluster, the CRD, the operator, its leader and your access; say what to fix
+    #[command(after_help = CHECK_HELP)]
+    Check(CheckArgs),
+
+    /// Install (or upgrade) the CRD and the operator of this plugin's version
+    #[command(after_help = INSTALL_HELP)]
+    Install(InstallArgs),
+
+    /// Remove the operator; the CRD and the runtimes stay
+    #[command(after_help = UNINSTALL_HELP)]
+    Uninstall(UninstallArgs),
+
     /// Print a shell completion script
     #[command(after_help = COMPLETION_HELP)]
     Completion(CompletionArgs),
@@ -98,6 +113,72 @@ pub enum Command {
     /// Print the plugin's version and platform
     Version,
 }
+
+const ROLLBACK_HELP: &str = "\
+Sets spec.image to an earlier image; the operator rolls it out. By default:
+after a failed (or unfinished) upgrade, status.lastSuccessfulImage; after a
+completed one, the image before it (as `kubectl rollout undo`). --to-image
+and --to-revision pick any image the runtime ran (see `history`). Nothing
+changes, and the exit code says why, when there is no earlier image, when
+the image is already the desired one, when the runtime never ran it, or
+when the runtime is being deleted.
+
+Examples:
+  kubectl trussium rollback private-ai
+  kubectl trussium rollback private-ai --wait --timeout 10m
+  kubectl trussium rollback private-ai --to-revision 3
+  kubectl trussium rollback private-ai --to-image v1.22.0";
+
+const HISTORY_HELP: &str = "\
+One line per revision of the runtime's Deployment (its ReplicaSets, as
+`kubectl rollout history` reads them): the image, when that ReplicaSet was
+created, and where its rollout stands. Kubernetes keeps no completion time
+for earlier rollouts; the current one's is the Deployment's.
+
+Examples:
+  kubectl trussium history private-ai
+  kubectl trussium history private-ai -o json";
+
+const CHECK_HELP: &str = "\
+One line per check, ✓ or ✗, and for each ✗ the next step: the cluster
+answers; the CRD is installed at the plugin's version; the operator
+Deployment is available and of the plugin's version; a leader holds a fresh
+Lease; the operator watches the namespace (-n, default: the context's);
+you may read and patch runtimes there. The operator is looked for in
+--operator-namespace (default: trussium-system).
+
+Examples:
+  kubectl trussium check
+  kubectl trussium check -n team-a
+  kubectl trussium check -o json";
+
+const INSTALL_HELP: &str = "\
+Applies, with server-side apply (field manager kubectl-trussium), the
+TrussiumRuntime CRD and the operator's manifests of this plugin's version:
+the files its release ships (crds.yaml, install.yaml). -n/--namespace is the
+operator's namespace (default: trussium-system), not the context's. Before
+writing anything it checks your permissions and has the API server try every
+object (a server-side dry run), so a refusal leaves nothing half applied. A
+CRD of an older version is upgraded in place (runtimes keep running); a
+newer one is refused.
+
+Examples:
+  kubectl trussium install --wait
+  kubectl trussium install --watch-namespace team-a
+  kubectl trussium install --image registry.example.com/mirror/trussium-operator
+  kubectl trussium install -o yaml > trussium.yaml
+  kubectl trussium install --dry-run=server";
+
+const UNINSTALL_HELP: &str = "\
+Deletes what install applied (the Deployment, its Service and
+PodDisruptionBudget, the RBAC, the ServiceAccount) and the leader-election
+Lease. The CRD, the runtimes and the namespace stay. -n/--namespace is the
+operator's namespace (default: trussium-system). Refuses while runtimes exist
+unless --force: they would keep serving, but nothing would manage them.
+
+Examples:
+  kubectl trussium uninstall
+  kubectl trussium uninstall --force";
 
 const COMPLETION_HELP: &str = "\
 `kubectl trussium <TAB>` (kubectl 1.26 or later) needs an executable named
@@ -176,6 +257,87 @@ pub struct RollbackArgs {
     /// How long --wait waits, e.g. 90s, 5m, 1h30m
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = duration::parse, requires = "wait")]
     pub timeout: Duration,
+
+    /// Go back to this image the runtime ran: a full reference, or its tag or digest
+    #[arg(long, value_name = "IMAGE", conflicts_with = "to_revision")]
+    pub to_image: Option<String>,
+
+    /// Go back to the image of this revision (see `history`)
+    #[arg(long, value_name = "REVISION", value_parser = clap::value_parser!(i64).range(1..))]
+    pub to_revision: Option<i64>,
+}
+
+#[derive(Args, Debug)]
+pub struct HistoryArgs {
+    /// The runtime whose history to show
+    #[arg(value_name = "NAME")]
+    pub name: RuntimeName,
+
+    /// Print machine-readable output instead of the table
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The namespace the operator is installed in (default: trussium-system)
+    #[arg(long, value_name = "NAMESPACE")]
+    pub operator_namespace: Option<NamespaceName>,
+
+    /// Print machine-readable output instead of the checklist
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+}
+
+#[derive(Args, Debug)]
+pub struct InstallArgs {
+    /// Watch only this namespace (default: all); the operator's permissions become a
+    /// Role there instead of a ClusterRole
+    #[arg(long, value_name = "NAMESPACE", value_parser = parse_namespace)]
+    pub watch_namespace: Option<NamespaceName>,
+
+    /// Operator replicas (default: 2, a leader and a standby)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
+    pub replicas: Option<i32>,
+
+    /// Operator image, e.g. from a private registry: REPOSITORY[:TAG|@sha256:DIGEST]; a
+    /// repository alone gets this version's tag
+    #[arg(long, value_name = "IMAGE", value_parser = parse_image)]
+    pub image: Option<String>,
+
+    /// Print what would be applied (client), or also have the API server check every
+    /// object without applying it (server)
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub dry_run: Option<DryRun>,
+
+    /// Print the objects instead of applying them (with --dry-run=server: as the API
+    /// server would store them)
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+
+    /// Wait until the operator is available
+    #[arg(long, conflicts_with_all = ["dry_run", "output"])]
+    pub wait: bool,
+
+    /// How long --wait waits, e.g. 90s, 5m, 1h30m
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = duration::parse, requires = "wait")]
+    pub timeout: Duration,
+}
+
+/// `--dry-run`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DryRun {
+    /// Print what would be applied; no request to the cluster
+    Client,
+    /// Check permissions and have the API server dry-run every object
+    Server,
+}
+
+#[derive(Args, Debug)]
+pub struct UninstallArgs {
+    /// Remove the operator even though runtimes exist (they keep serving, unmanaged)
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// A new tag or a new digest, never both.
@@ -331,6 +493,28 @@ fn parse_tag(value: &str) -> Result<String, String> {
 fn parse_digest(value: &str) -> Result<String, String> {
     check_digest(value).map_err(|e| e.to_string())?;
     Ok(value.to_string())
+}
+
+fn parse_image(value: &str) -> Result<String, String> {
+    crate::manifests::check_image(value)?;
+    Ok(value.to_string())
+}
+
+/// A namespace name as Kubernetes allows it (an RFC 1123 label).
+fn parse_namespace(value: &str) -> Result<NamespaceName, String> {
+    let valid = !value.is_empty()
+        && value.len() <= 63
+        && value
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !value.starts_with('-')
+        && !value.ends_with('-');
+    if !valid {
+        return Err(format!(
+            "invalid namespace {value:?}: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit"
+        ));
+    }
+    Ok(NamespaceName(value.to_string()))
 }
 
 fn parse_replicas(value: &str) -> Result<i32, String> {
@@ -499,6 +683,82 @@ mod tests {
         assert_eq!(args.timeout, Duration::from_secs(90));
         assert!(try_parse(&["rollback"]).is_err());
         assert!(try_parse(&["rollback", "rt", "--timeout", "1m"]).is_err());
+    }
+
+    #[test]
+    fn rollback_picks_an_image_or_a_revision_not_both() {
+        let cli =
+            try_parse(&["rollback", "rt", "--to-revision", "3"]).unwrap_or_else(|e| panic!("{e}"));
+        let Command::Rollback(args) = cli.command else {
+            panic!("not rollback");
+        };
+        assert_eq!(args.to_revision, Some(3));
+        assert!(try_parse(&["rollback", "rt", "--to-revision", "0"]).is_err());
+        assert!(try_parse(&["rollback", "rt", "--to-image", "v1", "--to-revision", "2"]).is_err());
+    }
+
+    #[test]
+    fn install_flags_are_checked_before_anything_is_sent() {
+        let cli = try_parse(&[
+            "install",
+            "-n",
+            "ops",
+            "--watch-namespace",
+            "team-a",
+            "--replicas",
+            "3",
+            "--image",
+            "registry.example.com/op",
+            "-o",
+            "yaml",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let Command::Install(args) = cli.command else {
+            panic!("not install");
+        };
+        assert_eq!(args.watch_namespace.as_deref(), Some("team-a"));
+        assert_eq!(args.replicas, Some(3));
+        assert_eq!(cli.global.namespace.as_deref(), Some("ops"));
+        for bad in [
+            &["install", "--replicas", "0"][..],
+            &["install", "--watch-namespace", "Team_A"],
+            &["install", "--image", "Registry/Op"],
+            &["install", "--image", "r/op:-bad"],
+            &["install", "--dry-run", "maybe"],
+            &["install", "-o", "yaml", "--wait"],
+            &["install", "--dry-run=server", "--wait"],
+            &["install", "--timeout", "1m"],
+        ] {
+            let err = try_parse(bad)
+                .err()
+                .unwrap_or_else(|| panic!("{bad:?} accepted"));
+            assert_eq!(err.exit_code(), 2, "{bad:?}");
+        }
+        assert!(try_parse(&["install", "--dry-run=client", "-o", "json"]).is_ok());
+    }
+
+    #[test]
+    fn the_namespace_help_names_the_manifests_default() {
+        let namespace = crate::manifests::default_namespace().unwrap_or_default();
+        let cmd = command();
+        let help = cmd
+            .get_arguments()
+            .find(|a| a.get_short() == Some('n'))
+            .and_then(|a| a.get_help())
+            .map(|h| h.to_string())
+            .unwrap_or_default();
+        assert!(help.contains(&format!("(default: {namespace})")), "{help}");
+        for sub in ["install", "uninstall", "check"] {
+            let text = cmd
+                .find_subcommand(sub)
+                .and_then(|s| s.get_after_help())
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            assert!(
+                text.contains(&format!("default: {namespace}")),
+                "{sub}: {text}"
+            );
+        }
     }
 
     #[test]

@@ -173,7 +173,7 @@ async fn load_config(flags: &GlobalFlags) -> Result<Config> {
 fn config_error(err: KubeconfigError, flags: &GlobalFlags) -> Error {
     let message = match (&err, &flags.context) {
         (KubeconfigError::LoadContext(_), Some(context)) => {
-            format!("context {context:?} not found in the kubeconfig")
+            format!("context {:?} not found in the kubeconfig", context.0)
         }
         (KubeconfigError::ReadConfig(e, path), _) => {
             format!("cannot read the kubeconfig {}: {e}", path.display())

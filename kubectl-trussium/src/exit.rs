@@ -14,6 +14,8 @@ pub enum Exit {
     NoEarlierImage = 6,
     AlreadyDesired = 7,
     BeingDeleted = 8,
+    NotInHistory = 9,
+    CheckFailed = 10,
 }
 
 impl Exit {
@@ -31,10 +33,11 @@ pub struct Meaning {
     pub text: &'static str,
 }
 
-const WAITING: &[&str] = &["upgrade", "rollback"];
+/// The commands with `--wait`.
+const WAITING: &[&str] = &["upgrade", "rollback", "install"];
 
 /// Every exit code, in order.
-pub const TABLE: [Meaning; 9] = [
+pub const TABLE: [Meaning; 11] = [
     Meaning {
         exit: Exit::Ok,
         commands: &[],
@@ -54,7 +57,8 @@ pub const TABLE: [Meaning; 9] = [
     Meaning {
         exit: Exit::RolloutFailed,
         commands: WAITING,
-        text: "with --wait, the operator reported UpgradeFailed",
+        text: "with --wait, the rollout failed: the operator reported UpgradeFailed \
+               (install: the operator's Deployment passed its progress deadline)",
     },
     Meaning {
         exit: Exit::TimedOut,
@@ -63,23 +67,36 @@ pub const TABLE: [Meaning; 9] = [
     },
     Meaning {
         exit: Exit::Refused,
-        commands: &["scale"],
-        text: "refused because autoscaling owns the replica count (see --force)",
+        commands: &["scale", "uninstall"],
+        text: "refused, and --force would do it (scale: autoscaling owns the replica \
+               count; uninstall: runtimes exist)",
     },
     Meaning {
         exit: Exit::NoEarlierImage,
         commands: &["rollback"],
-        text: "refused, no rollout has completed yet (no last successful image)",
+        text: "refused, there is no earlier image to go back to (or none has rolled \
+               out completely yet)",
     },
     Meaning {
         exit: Exit::AlreadyDesired,
         commands: &["rollback"],
-        text: "refused, the last successful image is already the desired one",
+        text: "refused, that image is already the desired one",
     },
     Meaning {
         exit: Exit::BeingDeleted,
         commands: &["rollback"],
         text: "refused, the runtime is being deleted",
+    },
+    Meaning {
+        exit: Exit::NotInHistory,
+        commands: &["rollback"],
+        text: "refused, the runtime never ran that image, or has no such revision \
+               (see history)",
+    },
+    Meaning {
+        exit: Exit::CheckFailed,
+        commands: &["check"],
+        text: "at least one check failed (each ✗ says what to do next)",
     },
 ];
 
@@ -135,15 +152,20 @@ mod tests {
     #[test]
     fn help_of_one_command_has_its_codes_and_the_general_ones() {
         let rollback = help(Some("rollback"));
-        for code in [0, 1, 2, 3, 4, 6, 7, 8] {
+        for code in [0, 1, 2, 3, 4, 6, 7, 8, 9] {
             assert!(
                 rollback.contains(&format!("\n  {code:>2}  ")),
                 "{code}: {rollback}"
             );
         }
         assert!(!rollback.contains("\n   5  "), "{rollback}");
+        assert!(!rollback.contains("\n  10  "), "{rollback}");
         let all = help(None);
-        assert!(all.contains("\n   5  scale: refused"), "{all}");
+        assert!(all.contains("\n   5  scale, uninstall: refused"), "{all}");
+        assert!(
+            all.contains("\n  10  check: at least one check failed"),
+            "{all}"
+        );
         assert!(all.contains("\n   8  rollback: refused, the runtime is being deleted"));
         assert!(rollback.contains("\n   8  refused, the runtime is being deleted"));
     }

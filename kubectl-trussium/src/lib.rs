@@ -2,18 +2,25 @@
 //!
 //! One file per command under [`commands`] (no command imports another); the
 //! pieces they share (flags and the client and its TLS, errors, the exit
-//! codes, what a status means, a runtime's Events, following a rollout,
-//! colours, tables, ages) are small modules of their own. Rendering is pure (`fn render_…(…) -> String`) so it is
+//! codes, what a status means, a runtime's Events and its rollout history,
+//! following a rollout, the install manifests and the objects in them, what
+//! the user may do, colours, tables, ages) are small modules of their own. Rendering is pure (`fn render_…(…) -> String`) so it is
 //! unit-tested without a cluster.
 
+pub mod access;
 pub mod age;
 pub mod cli;
 pub mod client;
 pub mod commands;
+pub mod dynamic;
 pub mod error;
 pub mod exit;
+pub mod follow;
+pub mod history;
 pub mod interpret;
+pub mod manifests;
 pub mod output;
+pub mod release;
 pub mod rollout;
 pub mod runtime_events;
 pub mod table;

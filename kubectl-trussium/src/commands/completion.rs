@@ -325,8 +325,12 @@ mod tests {
                 "status",
                 "upgrade",
                 "rollback",
+                "history",
                 "scale",
                 "events",
+                "check",
+                "install",
+                "uninstall",
                 "completion",
                 "version"
             ]
@@ -334,7 +338,20 @@ mod tests {
         assert_eq!(p.directive, DIRECTIVE_NO_FILE);
         assert!(p.candidates[0].1.starts_with("Show one runtime"));
         assert_eq!(values(&plan(&words(&["s"]))), ["status", "scale"]);
-        assert_eq!(values(&plan(&words(&[]))).len(), 7);
+        assert_eq!(values(&plan(&words(&[]))).len(), 11);
+        // The new commands complete like the old: by the kind of value.
+        assert_eq!(
+            plan(&words(&["history", ""])).lookup,
+            Some(Lookup::Runtimes)
+        );
+        assert_eq!(
+            plan(&words(&["install", "--watch-namespace", "t"])).lookup,
+            Some(Lookup::Namespaces)
+        );
+        assert_eq!(
+            values(&plan(&words(&["install", "--dry-run", ""]))),
+            ["client", "server"]
+        );
     }
 
     #[test]
