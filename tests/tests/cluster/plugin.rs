@@ -838,6 +838,9 @@ async fn kubectl_completes_runtime_names_through_the_helper() -> Result<(), Erro
 
     let out = output(with_env(complete(&["st"]))).await?;
     assert!(out.stdout.starts_with("status\tShow one runtime"), "{out}");
+    // A runtime's name wherever a command takes one (history is newer).
+    let out = output(with_env(complete(&["history", "-n", &ns.name, "pu"]))).await?;
+    assert!(out.stdout.starts_with("public-ai\t"), "{out}");
     ns.delete().await;
     Ok(())
 }

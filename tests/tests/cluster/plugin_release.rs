@@ -242,9 +242,33 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
         assert!(install.contains(kind), "{kind} missing from install.yaml");
     }
 
+    // What `kubectl trussium install` applies is what the release ships.
+    let mut shipped = yaml_objects(&crds)?;
+    shipped.extend(yaml_objects(&install)?);
+    let out = run(&["install", "-o", "yaml"]).await?;
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(
+        yaml_objects(&out.stdout)?,
+        shipped,
+        "install -o yaml is crds.yaml and install.yaml"
+    );
+
     let _ = std::fs::remove_dir_all(&work);
     ns.delete().await;
     Ok(())
+}
+
+/// The objects of a multi-document YAML file.
+fn yaml_objects(text: &str) -> Result<Vec<serde_json::Value>, Error> {
+    use serde::Deserialize;
+    let mut objects = Vec::new();
+    for document in serde_yaml::Deserializer::from_str(text) {
+        let value = serde_json::Value::deserialize(document)?;
+        if !value.is_null() {
+            objects.push(value);
+        }
+    }
+    Ok(objects)
 }
 
 /// A static file server on an ephemeral port (Python's http.server), stopped

@@ -194,6 +194,31 @@ pub async fn run(args: &[&str]) -> Result<Output, Error> {
     output(kubectl_trussium(args)?).await
 }
 
+/// `kubectl trussium ARGS… -n NAMESPACE` as the admin, to the end.
+pub async fn in_namespace(namespace: &str, args: &[&str]) -> Result<Output, Error> {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["-n", namespace]);
+    run(&all).await
+}
+
+/// `Err` (saying `what` and showing the output) unless the command ended
+/// with exit code `code`.
+pub fn ensure_exit(out: &Output, code: i32, what: &str) -> Result<(), String> {
+    if out.code == code {
+        Ok(())
+    } else {
+        Err(format!("{what}: expected exit code {code}\n{out}"))
+    }
+}
+
+/// `Err` (showing the whole output) unless `text` holds every one of `needles`.
+pub fn ensure_contains(text: &str, needles: &[&str], context: &Output) -> Result<(), String> {
+    match needles.iter().find(|n| !text.contains(**n)) {
+        None => Ok(()),
+        Some(missing) => Err(format!("expected {missing:?} in the output\n{context}")),
+    }
+}
+
 /// A running command whose stdout arrives line by line (read by a thread).
 pub struct Running {
     child: std::process::Child,

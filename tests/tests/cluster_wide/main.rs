@@ -1,5 +1,6 @@
 //! Cluster tests of operators that watch the whole cluster: the operator
-//! image run as a container, and the cluster-wide install mode.
+//! image run as a container, the cluster-wide install mode, and `kubectl
+//! trussium install` (the CRD, the ClusterRole, trussium-system).
 //!
 //! A test binary of its own: cargo runs test binaries one after another, so
 //! these operators never meet the per-namespace operators of the `cluster`
@@ -14,6 +15,9 @@ mod harness;
 #[path = "../cluster/operator_support.rs"]
 #[allow(dead_code, unused_imports)]
 mod operator_support;
+#[path = "../cluster/plugin_support.rs"]
+#[allow(dead_code)]
+mod plugin_support;
 #[path = "../cluster/production_support.rs"]
 #[allow(dead_code)]
 mod production_support;
@@ -23,6 +27,7 @@ mod status_support;
 
 mod cluster_wide_secrets;
 mod container;
+mod install;
 
 /// Serializes the tests of this binary: one cluster-wide operator at a time.
 pub async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
