@@ -169,6 +169,17 @@ pub enum Error {
     /// changed.
     #[error("not installing: the API server refuses {object}: {message}; nothing was changed")]
     WouldBeRefused { object: String, message: String },
+    /// `install`: applying an object failed after the checks passed (the
+    /// cluster changed meanwhile); the objects before it are applied.
+    #[error(
+        "installing stopped at {object}: {message} ({applied} object{} applied before it)",
+        if *applied == 1 { " was" } else { "s were" }
+    )]
+    ApplyFailed {
+        object: String,
+        message: String,
+        applied: usize,
+    },
     /// `install --watch-namespace`: the namespace to watch does not exist.
     #[error("not installing: namespace {0:?} (to watch) does not exist")]
     NoSuchNamespace(String),
@@ -246,6 +257,7 @@ impl Error {
             | Error::NewerCrd { .. }
             | Error::NotPermitted { .. }
             | Error::WouldBeRefused { .. }
+            | Error::ApplyFailed { .. }
             | Error::NoSuchNamespace(_)
             | Error::NotInstalled { .. }
             | Error::Io(_) => Exit::Error,
@@ -302,6 +314,9 @@ impl Error {
                 "ask a cluster administrator to run the {doing}, or for those permissions; \
                  `--dry-run=server` checks again without changing anything"
             )),
+            Error::ApplyFailed { .. } => Some(
+                "fix the cause and run install again: it applies every object again".to_string(),
+            ),
             Error::NoSuchNamespace(namespace) => Some(format!(
                 "create it first: `kubectl create namespace {namespace}`"
             )),

@@ -68,8 +68,15 @@ pub async fn run(flags: &GlobalFlags, args: &InstallArgs, palette: Palette) -> R
             None => "all namespaces".to_string(),
         }
     ))?;
-    for object in &objects {
-        apply(&target, object, false).await?;
+    for (applied, object) in objects.iter().enumerate() {
+        apply(&target, object, false).await.map_err(|e| match e {
+            Error::WouldBeRefused { object, message } => Error::ApplyFailed {
+                object,
+                message,
+                applied,
+            },
+            other => other,
+        })?;
         let note = match (object.kind(), &plan.crd) {
             ("CustomResourceDefinition", CrdChange::Upgrade { from, runtimes }) => {
                 wait_established(&target, &object.name).await?;
