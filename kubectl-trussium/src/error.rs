@@ -580,6 +580,15 @@ mod tests {
                 .contains("kubectl-trussium 0.2.0")
         );
         assert_eq!(e.exit(), Exit::Error);
+        let e = Error::ApplyFailed {
+            object: "Deployment ops/trussium-operator".into(),
+            message: "quota exceeded".into(),
+            applied: 1,
+        };
+        assert_eq!(
+            e.to_string(),
+            "installing stopped at Deployment ops/trussium-operator: quota exceeded (1 object was applied before it)"
+        );
     }
 
     #[test]
