@@ -784,4 +784,22 @@ mod tests {
     fn clap_definition_is_consistent() {
         command().debug_assert();
     }
+
+    /// The reference docs and man pages are generated from these texts.
+    #[test]
+    fn every_command_and_flag_says_what_it_does() {
+        let mut cmd = command();
+        cmd.build();
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            assert!(sub.get_about().is_some(), "{} has no about", sub.get_name());
+            for arg in sub.get_arguments().filter(|a| !a.is_hide_set()) {
+                assert!(
+                    arg.get_help().is_some(),
+                    "{} {} has no help",
+                    sub.get_name(),
+                    arg.get_id()
+                );
+            }
+        }
+    }
 }
