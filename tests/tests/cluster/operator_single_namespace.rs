@@ -3,8 +3,6 @@
 //! metadata reads included, and no ClusterRole at all. The overlay's Role is
 //! applied to this test's namespace, and the operator runs with nothing else.
 
-use std::time::Duration;
-
 use k8s_openapi::ByteString;
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
@@ -17,14 +15,10 @@ use serde::Deserialize;
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    OPERATOR_NAMESPACE, TestNamespace, client_as_service_account, install, kubectl_path, repo_root,
-    require_cluster, wait_for,
+    BoxError, CONVERGE, Identity, OPERATOR_NAMESPACE, Replica, TestNamespace, TestResult,
+    client_as_service_account, install, kubectl_path, minimal, repo_root, require_cluster,
+    wait_for,
 };
-
-use crate::operator_support::minimal;
-use crate::production_support::{BoxError, Identity, Replica, TestResult};
-
-const CONVERGE: Duration = Duration::from_secs(90);
 
 fn overlay<T: serde::de::DeserializeOwned>(file: &str) -> Result<T, BoxError> {
     let path = repo_root()

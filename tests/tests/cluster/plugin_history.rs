@@ -4,10 +4,10 @@
 use k8s_openapi::api::apps::v1::Deployment;
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::NEVER_READY_IMAGE;
-
-use crate::operator_support::{BoxError, Harness, TestResult, minimal, run as with_operator};
-use crate::plugin_support::{Output, ensure_contains, ensure_exit, in_namespace, plugin_dir};
+use trussium_e2e::{
+    BoxError, Harness, NEVER_READY_IMAGE, PluginOutput, TestResult, ensure_contains, ensure_exit,
+    minimal, plugin_dir, plugin_in, with_operator,
+};
 
 fn repository() -> &'static str {
     NEVER_READY_IMAGE
@@ -15,8 +15,8 @@ fn repository() -> &'static str {
         .map_or(NEVER_READY_IMAGE, |(repo, _)| repo)
 }
 
-async fn trussium(h: &Harness, args: &[&str]) -> Result<Output, BoxError> {
-    Ok(in_namespace(h.namespace(), args).await?)
+async fn trussium(h: &Harness, args: &[&str]) -> Result<PluginOutput, BoxError> {
+    Ok(plugin_in(h.namespace(), args).await?)
 }
 
 /// `history -o json`: (revision, tag, rollout state) newest first.

@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::Value;
-use trussium_e2e::{TestNamespace, kubectl_path, repo_root, require_cluster};
-
-use crate::plugin_support::{plugin_dir, run as plugin};
-use crate::production_support::{BoxError, TestResult};
+use trussium_e2e::{
+    BoxError, TestNamespace, TestResult, kubectl_path, plugin, plugin_dir, repo_root,
+    require_cluster,
+};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 const OPERATOR_IMAGE: &str = "ghcr.io/trussiumhq/trussium-operator";

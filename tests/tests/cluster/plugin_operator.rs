@@ -7,17 +7,18 @@
 //! (generation not yet observed), chosen Event histories and ages, a runtime
 //! without any status, and an autoscaled runtime's replica count.
 
+use crate::operator_support::PROGRESS_DEADLINE_ARG;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{NEVER_READY_IMAGE, wait_for};
+use trussium_e2e::{
+    BoxError, CONVERGE, Harness, NEVER_READY_IMAGE, TestResult, minimal, wait_for, with_operator,
+};
+use trussium_e2e::{
+    PluginOutput, ensure_contains, ensure_exit, kubectl_trussium, plugin_dir, plugin_in,
+};
 
-use crate::operator_support::{
-    BoxError, CONVERGE, Harness, PROGRESS_DEADLINE_ARG, TestResult, minimal, run as with_operator,
-};
-use crate::plugin_support::{
-    Output, Running, ensure_contains, ensure_exit, in_namespace, kubectl_trussium, plugin_dir,
-};
+use crate::plugin_support::Running;
 
 /// The repository of NEVER_READY_IMAGE: its `never-ready` tag is the one KWOK
 /// never makes ready; any other tag becomes ready.
@@ -29,8 +30,8 @@ fn repository() -> &'static str {
 
 const NEVER_READY: &str = "never-ready";
 
-/// A runtime of `repository()` at `tag`, with `replicas`.
-fn runtime(name: &str, tag: &str, replicas: i32) -> Result<serde_json::Value, BoxError> {
+/// The minimal sample at `repository()`:`tag`, with `replicas`.
+fn minimal_at(name: &str, tag: &str, replicas: i32) -> Result<serde_json::Value, BoxError> {
     minimal(
         name,
         json!({"image": {"repository": repository(), "tag": tag}, "replicas": replicas}),
@@ -38,8 +39,8 @@ fn runtime(name: &str, tag: &str, replicas: i32) -> Result<serde_json::Value, Bo
 }
 
 /// `kubectl trussium ARGS… -n <the harness namespace>`.
-async fn trussium(h: &Harness, args: &[&str]) -> Result<Output, BoxError> {
-    Ok(in_namespace(h.namespace(), args).await?)
+async fn trussium(h: &Harness, args: &[&str]) -> Result<PluginOutput, BoxError> {
+    Ok(plugin_in(h.namespace(), args).await?)
 }
 
 /// Waits until the operator has reported on the runtime's current generation.
@@ -67,7 +68,7 @@ fn spec_of(rt: &TrussiumRuntime) -> (Option<i64>, String) {
 async fn status_list_watch_scale_upgrade_and_events_on_a_converged_runtime() -> TestResult {
     plugin_dir()?;
     with_operator("plugin-op", &[], async |h: &mut Harness| {
-        h.create_runtime(runtime("rt", "v1", 2)?).await?;
+        h.create_runtime(minimal_at("rt", "v1", 2)?).await?;
         h.wait_ready("rt").await?;
 
         // The list and the detailed view of what the operator reported.
@@ -185,7 +186,7 @@ async fn a_failed_upgrade_says_rollback_and_rollback_recovers() -> TestResult {
         "plugin-op-fail",
         &[PROGRESS_DEADLINE_ARG],
         async |h: &mut Harness| {
-            h.create_runtime(runtime("rt", "v1", 1)?).await?;
+            h.create_runtime(minimal_at("rt", "v1", 1)?).await?;
             h.wait_ready("rt").await?;
             let v1 = format!("{}:v1", repository());
 
@@ -250,7 +251,7 @@ async fn rollback_refuses_without_changing_anything_and_status_names_the_missing
     plugin_dir()?;
     with_operator("plugin-op-refuse", &[], async |h: &mut Harness| {
         // Never ready from the start: no rollout ever completed.
-        h.create_runtime(runtime("never", NEVER_READY, 1)?).await?;
+        h.create_runtime(minimal_at("never", NEVER_READY, 1)?).await?;
         let before = observed(h, "never").await?;
         let out = trussium(h, &["rollback", "never"]).await?;
         ensure_exit(&out, 6, "rollback without a last successful image")?;
@@ -261,7 +262,7 @@ async fn rollback_refuses_without_changing_anything_and_status_names_the_missing
         }
 
         // Being deleted (held by a finalizer of the test's own).
-        let mut held = runtime("held", "v1", 1)?;
+        let mut held = minimal_at("held", "v1", 1)?;
         held["metadata"]["finalizers"] = json!(["trussium.io/plugin-test-hold"]);
         h.create_runtime(held).await?;
         h.wait_ready("held").await?;
@@ -286,7 +287,7 @@ async fn rollback_refuses_without_changing_anything_and_status_names_the_missing
         }
 
         // A missing Secret: status gives the command that creates it.
-        let mut creds = runtime("creds", "v1", 1)?;
+        let mut creds = minimal_at("creds", "v1", 1)?;
         creds["spec"]["provider"] = json!({
             "type": "openai", "model": "gpt-5",
             "credentialsSecretRef": {"name": "openai-creds", "key": "apiKey"}

@@ -18,15 +18,11 @@ use kube::{Api, Client, ResourceExt};
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, TestNamespace, admin_kubeconfig,
-    kubeconfig_for_service_account, repo_root, require_cluster, wait_for,
+    BoxError, OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, PluginOutput, Replica, TestNamespace,
+    TestResult, admin_kubeconfig, ensure_contains, ensure_exit, kubeconfig_for_service_account,
+    kubectl_trussium_as, minimal, plugin, plugin_dir, repo_root, require_cluster, run_to_end,
+    wait_for,
 };
-
-use crate::operator_support::minimal;
-use crate::plugin_support::{
-    Output, ensure_contains, ensure_exit, kubectl_trussium_as, output, plugin_dir, run as plugin,
-};
-use crate::production_support::{BoxError, Replica, TestResult};
 
 const CONVERGE: Duration = Duration::from_secs(120);
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -34,8 +30,8 @@ const CRD: &str = "trussiumruntimes.runtime.trussium.io";
 const DEPLOYMENT: &str = "trussium-operator";
 
 /// `kubectl trussium ARGS…` with another kubeconfig.
-async fn plugin_as(kubeconfig: &Path, args: &[&str]) -> Result<Output, BoxError> {
-    Ok(output(kubectl_trussium_as(kubeconfig, args)?).await?)
+async fn plugin_as(kubeconfig: &Path, args: &[&str]) -> Result<PluginOutput, BoxError> {
+    Ok(run_to_end(kubectl_trussium_as(kubeconfig, args)?).await?)
 }
 
 fn dir() -> Result<PathBuf, BoxError> {
@@ -202,7 +198,7 @@ async fn runtime_ready(runtimes: &Api<TrussiumRuntime>, name: &str) -> TestResul
 
 /// `check -n NS` until its output contains `line` (the operator and the
 /// Lease move on their own time).
-async fn check_until(namespace: &str, line: &str) -> Result<Output, BoxError> {
+async fn check_until(namespace: &str, line: &str) -> Result<PluginOutput, BoxError> {
     let mut last = None;
     let found = wait_for(&format!("check to say {line:?}"), CONVERGE, async || {
         let out = plugin(&["check", "-n", namespace]).await?;

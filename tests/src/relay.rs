@@ -11,7 +11,7 @@ use kube::config::Kubeconfig;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::production_support::BoxError;
+use crate::BoxError;
 
 pub struct Relay {
     pub address: SocketAddr,
