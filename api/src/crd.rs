@@ -6,6 +6,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use kube::CustomResourceExt;
 
 use crate::TrussiumRuntime;
+use crate::status::ConditionStatus;
 
 /// Path of the generated CRD, relative to the repository root.
 pub const CRD_PATH: &str = "crds/runtime.trussium.io_trussiumruntimes.yaml";
@@ -67,6 +68,19 @@ pub fn version_of(crd: &CustomResourceDefinition) -> Option<&str> {
         .map(String::as_str)
 }
 
+/// Whether the API server serves a stored CRD (its `Established` condition).
+pub fn is_established(crd: &CustomResourceDefinition) -> bool {
+    crd.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|conditions| {
+            conditions.iter().any(|c| {
+                c.type_ == "Established"
+                    && ConditionStatus::parse(&c.status) == ConditionStatus::True
+            })
+        })
+}
+
 fn strip_nullable(schema: &mut JSONSchemaProps) {
     schema.nullable = None;
     for property in schema.properties.iter_mut().flat_map(|p| p.values_mut()) {
@@ -98,5 +112,20 @@ mod tests {
     fn the_crd_carries_this_release() {
         assert_eq!(version_of(&crd()), Some(VERSION));
         assert_eq!(version_of(&CustomResourceDefinition::default()), None);
+    }
+
+    #[test]
+    fn established_is_the_condition() {
+        let with = |status: &str| -> CustomResourceDefinition {
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "x"},
+                "spec": {"group": "g", "scope": "Namespaced", "names": {"plural": "xs", "kind": "X"}, "versions": []},
+                "status": {"conditions": [{"type": "Established", "status": status}]}
+            }))
+            .unwrap_or_else(|e| panic!("{e}"))
+        };
+        assert!(is_established(&with("True")));
+        assert!(!is_established(&with("False")));
+        assert!(!is_established(&CustomResourceDefinition::default()));
     }
 }

@@ -15,6 +15,7 @@ use kube::{Api, ResourceExt};
 use serde::Serialize;
 use trussium_api::image::version_of;
 use trussium_api::operator::RUNTIME_CONTAINER;
+use trussium_api::status::ConditionStatus;
 use trussium_api::{TrussiumRuntime, condition_type, reason};
 
 use crate::client::Target;
@@ -125,7 +126,7 @@ fn rollout_of(rt: &TrussiumRuntime, deployment: Option<&Deployment>, image: &str
     }
     let ready = status
         .condition(condition_type::READY)
-        .filter(|c| c.status == "True");
+        .filter(|c| ConditionStatus::parse(&c.status) == ConditionStatus::True);
     match ready {
         Some(ready) if status.last_successful_image.as_deref() == Some(image) => {
             let settled = deployment

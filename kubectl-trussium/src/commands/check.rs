@@ -9,9 +9,10 @@ use k8s_openapi::jiff::Timestamp;
 use kube::{Api, CustomResourceExt, Resource};
 use serde::Serialize;
 use trussium_api::TrussiumRuntime;
-use trussium_api::crd::version_of;
+use trussium_api::crd::{is_established, version_of};
 use trussium_api::image::split_reference;
 use trussium_api::operator::OperatorArgs;
+use trussium_api::status::ConditionStatus;
 
 use crate::access::{self, Permission};
 use crate::age;
@@ -265,14 +266,7 @@ fn judge_crd(crd: Option<&CustomResourceDefinition>, plugin: &str) -> Outcome {
             "install it with the operator: `kubectl trussium install --wait`",
         );
     };
-    let established = crd
-        .status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .is_some_and(|cs| {
-            cs.iter()
-                .any(|c| c.type_ == "Established" && c.status == "True")
-        });
+    let established = is_established(crd);
     if !established {
         return failed(
             "the CRD is installed but not established (the API server does not serve it yet)",
@@ -329,7 +323,7 @@ fn judge_deployment(deployment: &Deployment) -> Outcome {
         .and_then(|cs| cs.iter().find(|c| c.type_ == "Available"));
     let logs = logs_step(deployment);
     match available {
-        Some(c) if c.status == "True" => passed(format!(
+        Some(c) if ConditionStatus::parse(&c.status) == ConditionStatus::True => passed(format!(
             "the operator Deployment {ns}/{name} is available ({ready}/{desired} ready)"
         )),
         Some(c) => failed(

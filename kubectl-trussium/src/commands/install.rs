@@ -15,7 +15,7 @@ use kube::api::{ListParams, Patch, PatchParams};
 use kube::{Api, CustomResourceExt};
 use serde_json::Value;
 use trussium_api::TrussiumRuntime;
-use trussium_api::crd::version_of;
+use trussium_api::crd::{is_established, version_of};
 
 use crate::access;
 use crate::cli::{DryRun, GlobalFlags, InstallArgs};
@@ -279,10 +279,7 @@ async fn wait_established(target: &Target, name: &str) -> Result<()> {
             .get(name)
             .await
             .map_err(|e| target.fail(Request::new("get", CRDS).name(name), e))?;
-        let established = crd.status.and_then(|s| s.conditions).is_some_and(|cs| {
-            cs.iter()
-                .any(|c| c.type_ == "Established" && c.status == "True")
-        });
+        let established = is_established(&crd);
         if established || tokio::time::Instant::now() >= deadline {
             return Ok(());
         }
