@@ -16,10 +16,13 @@ build: ## Build the operator and the plugin
 	cargo build --workspace --bins
 
 .PHONY: generate
-generate: ## Regenerate crds/, completions/, the chart's copies and values table, deploy/'s alerts and dashboard, the manual's reference pages and man pages
+generate: ## Regenerate crds/, completions/, the chart's copies and values table, deploy/'s alerts and dashboard, the plugin's install manifests, the manual's reference pages and man pages
 	UPDATE_GENERATED=1 cargo test -p trussium-api --test crd
 	UPDATE_GENERATED=1 cargo test -p kubectl-trussium --test completions
 	UPDATE_GENERATED=1 cargo test -p trussium-e2e --test chart -- --include-ignored surfaces:: readme::
+	@# The install manifests are `kubectl kustomize deploy/`: the control plane's kubectl.
+	tests/cluster/build.sh >/dev/null
+	UPDATE_GENERATED=1 cargo test -p trussium-e2e --test cluster the_embedded_install_manifests -- --include-ignored
 	UPDATE_GENERATED=1 cargo test -p trussium-docs --test generated
 
 .PHONY: docs

@@ -7,7 +7,11 @@ use std::time::Duration;
 use clap::{ArgAction, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::endpoints::{BindAddress, parse_bind_address};
-use crate::leader::parse_duration;
+use trussium_api::duration;
+use trussium_api::operator::{
+    LEADER_ELECT_FLAG, LEASE_NAME_DEFAULT, LEASE_NAME_FLAG, LEASE_NAMESPACE_FLAG,
+    WATCH_NAMESPACE_ENV, WATCH_NAMESPACE_FLAG,
+};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -30,7 +34,7 @@ pub struct Cli {
     pub cluster_domain: String,
 
     /// Watch only this namespace instead of the whole cluster.
-    #[arg(long, env = "TRUSSIUM_WATCH_NAMESPACE")]
+    #[arg(long = WATCH_NAMESPACE_FLAG, env = WATCH_NAMESPACE_ENV)]
     pub namespace: Option<String>,
 
     /// Runtimes reconciled at the same time.
@@ -67,28 +71,28 @@ pub struct Cli {
 
     /// Elect one leader among the replicas through a Lease; only the leader
     /// reconciles. `--leader-elect=false` turns it off.
-    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
+    #[arg(long = LEADER_ELECT_FLAG, default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
           require_equals = true, default_missing_value = "true")]
     pub leader_elect: bool,
 
     /// How long a standby waits after the leader's last renewal before taking over.
-    #[arg(long, default_value = "15s", value_parser = parse_duration)]
+    #[arg(long, default_value = "15s", value_parser = duration::parse)]
     pub leader_elect_lease_duration: Duration,
 
     /// How long the leader retries renewing before it gives up and exits.
-    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    #[arg(long, default_value = "10s", value_parser = duration::parse)]
     pub leader_elect_renew_deadline: Duration,
 
     /// How often the leader renews and a standby tries to take over.
-    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    #[arg(long, default_value = "2s", value_parser = duration::parse)]
     pub leader_elect_retry_period: Duration,
 
     /// Name of the Lease.
-    #[arg(long, default_value = "trussium-operator")]
+    #[arg(long = LEASE_NAME_FLAG, default_value = LEASE_NAME_DEFAULT)]
     pub leader_elect_resource_name: String,
 
     /// Namespace of the Lease (default: the operator's own namespace).
-    #[arg(long)]
+    #[arg(long = LEASE_NAMESPACE_FLAG)]
     pub leader_elect_resource_namespace: Option<String>,
 }
 

@@ -2,8 +2,8 @@
 //! `control_plane_faults` test binaries and the benchmark): the local
 //! cluster (`make cluster-up`), a namespace per test, operators run as their
 //! ServiceAccount (one per namespace, [`with_operator`], or replicas as
-//! production runs them, [`Replica`]), the audit log, kubectl, the runtimes
-//! tests create, what they read back, and waiting.
+//! production runs them, [`Replica`]), the audit log, kubectl and the plugin
+//! through it, the runtimes tests create, what they read back, and waiting.
 //!
 //! One module per concept; everything is re-exported at the crate root
 //! (`use trussium_e2e::{with_operator, wait_for, ...}`). What only one area
@@ -26,6 +26,7 @@ pub mod manifests;
 pub mod metrics;
 mod namespace;
 mod operator;
+mod plugin;
 mod relay;
 mod replica;
 mod runtimes;
@@ -58,6 +59,10 @@ pub use metrics::{metric, reconciles};
 pub use namespace::{TEST_NAMESPACE_LABEL, TestNamespace};
 pub use operator::{
     OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, Operator, install, operator_binary,
+};
+pub use plugin::{
+    PluginOutput, ensure_contains, ensure_exit, kubectl_trussium, kubectl_trussium_as, path_with,
+    plugin, plugin_dir, plugin_in, run_to_end, target_debug_dir,
 };
 pub use relay::{Relay, api_server_address};
 pub use replica::{

@@ -25,6 +25,8 @@ mod operator_secrets;
 mod operator_security;
 mod operator_single_namespace;
 mod plugin;
+mod plugin_history;
+mod plugin_install;
 mod plugin_krew;
 mod plugin_operator;
 mod plugin_release;

@@ -10,7 +10,8 @@ use std::process::Stdio;
 
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    Error, TestNamespace, admin_kubeconfig_path, install_crd, repo_root, require_cluster,
+    Error, PluginOutput, TestNamespace, admin_kubeconfig_path, install_crd, path_with, plugin,
+    repo_root, require_cluster, run_to_end,
 };
 
 use crate::plugin_support::*;
@@ -83,7 +84,7 @@ fn expected_kind(platform: &str) -> &'static str {
     }
 }
 
-async fn command(program: &Path, args: &[&str], dir: &Path) -> Result<Output, Error> {
+async fn command(program: &Path, args: &[&str], dir: &Path) -> Result<PluginOutput, Error> {
     let mut cmd = tokio::process::Command::new(program);
     cmd.args(args)
         .current_dir(dir)
@@ -91,7 +92,7 @@ async fn command(program: &Path, args: &[&str], dir: &Path) -> Result<Output, Er
         .env("PATH", path_with(&[]))
         .stdin(Stdio::null())
         .kill_on_drop(true);
-    output(cmd).await
+    run_to_end(cmd).await
 }
 
 /// Unpacks an archive into `into`.
@@ -251,9 +252,33 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
         assert!(install.contains(kind), "{kind} missing from install.yaml");
     }
 
+    // What `kubectl trussium install` applies is what the release ships.
+    let mut shipped = yaml_objects(&crds)?;
+    shipped.extend(yaml_objects(&install)?);
+    let out = plugin(&["install", "-o", "yaml"]).await?;
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(
+        yaml_objects(&out.stdout)?,
+        shipped,
+        "install -o yaml is crds.yaml and install.yaml"
+    );
+
     let _ = std::fs::remove_dir_all(&work);
     ns.delete().await;
     Ok(())
+}
+
+/// The objects of a multi-document YAML file.
+fn yaml_objects(text: &str) -> Result<Vec<serde_json::Value>, Error> {
+    use serde::Deserialize;
+    let mut objects = Vec::new();
+    for document in serde_yaml::Deserializer::from_str(text) {
+        let value = serde_json::Value::deserialize(document)?;
+        if !value.is_null() {
+            objects.push(value);
+        }
+    }
+    Ok(objects)
 }
 
 /// A static file server on an ephemeral port (Python's http.server), stopped
@@ -343,7 +368,7 @@ async fn krews_validate_krew_manifest_accepts_the_manifest() -> Result<(), Error
         .env("PATH", path_with(std::slice::from_ref(&krew_dir)))
         .stdin(Stdio::null())
         .kill_on_drop(true);
-    let out = output(cmd).await?;
+    let out = run_to_end(cmd).await?;
     eprintln!("validate-krew-manifest:\n{}{}", out.stdout, out.stderr);
     assert_eq!(out.code, 0, "{out}");
     assert!(
