@@ -19,6 +19,7 @@ mod api_validation;
 mod control_plane;
 mod fault_support;
 mod faults;
+mod namespace_deletion;
 mod operator_autoscaling;
 mod operator_cache;
 mod operator_drift;
