@@ -4,6 +4,7 @@
 pub mod crd;
 pub mod image;
 pub mod labels;
+pub mod pod_security;
 pub mod runtime;
 pub mod status;
 

@@ -33,6 +33,7 @@ mod plugin;
 mod plugin_krew;
 mod plugin_operator;
 mod plugin_release;
+mod pod_security;
 mod status_degraded;
 mod status_events;
 mod status_gitops;

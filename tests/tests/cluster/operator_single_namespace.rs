@@ -43,7 +43,7 @@ fn the_overlay_role_grants_exactly_the_cluster_role_rules() -> TestResult {
 }
 
 /// `kubectl kustomize <dir>`: the objects the overlay really produces.
-fn render(dir: &str) -> Result<Vec<serde_json::Value>, BoxError> {
+pub fn render(dir: &str) -> Result<Vec<serde_json::Value>, BoxError> {
     let output = std::process::Command::new(kubectl_path())
         .args(["kustomize", &repo_root().join(dir).to_string_lossy()])
         .output()?;
