@@ -24,6 +24,7 @@ mod operator_autoscaling;
 mod operator_cache;
 mod operator_drift;
 mod operator_leader;
+mod operator_network_policy;
 mod operator_probes;
 mod operator_resources;
 mod operator_secrets;
