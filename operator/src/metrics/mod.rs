@@ -1,9 +1,10 @@
 //! Prometheus metrics: controller-runtime's names, which Kubernetes users
 //! already chart, plus ours (runtimes by Ready status, Events by reason, API
-//! requests by kind and verb).
+//! requests by kind and verb, tasks alive).
 
 mod api_requests;
 mod runtimes;
+mod tasks;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -155,6 +156,7 @@ impl Metrics {
             "Requests sent to the Kubernetes API server, by resource kind and verb",
             api_requests.clone(),
         );
+        registry.register_collector(Box::new(tasks::AliveTasks));
         Metrics {
             inner: Arc::new(Inner {
                 registry: Mutex::new(registry),
