@@ -96,6 +96,8 @@ phase "krew" "$here/krew/build.sh"
 phase "workspace build" cargo test --workspace --no-run
 # Cluster tests may run the binaries (operator, plugin).
 phase "binaries build" cargo build --workspace --bins
+# The soak runs the operator as shipped (see the soak phase).
+phase "release build" cargo build --release -p trussium-operator -p trussium-e2e --bin trussium-soak
 # The container test's image: a dev build of the static binary (cheaper than
 # make image's release build; the musl target dir is cached in ~/.cache).
 export TRUSSIUM_TEST_IMAGE=$TRUSSIUM_ROOT/target/image/oci:test
@@ -121,4 +123,10 @@ phase "tests" cargo test --workspace --no-fail-fast -- --include-ignored
 # and on deploy/argocd's testdata; checks README's GitOps table.
 gitops_tests() { (cd "$here/gitops" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go test -count=1 ./...); }
 phase "gitops tests" gitops_tests
+# The soak, alone on the cluster: two replicas of the release build under
+# three minutes of churn with a fixed seed (SOAK_SEED= replays another;
+# make soak runs longer).
+phase "soak (3 min)" env SOAK_DURATION=3m SOAK_SEED=${SOAK_SEED:-23} \
+  TRUSSIUM_OPERATOR_BIN="$TRUSSIUM_ROOT/target/release/trussium-operator" \
+  "$TRUSSIUM_ROOT/target/release/trussium-soak"
 current=""

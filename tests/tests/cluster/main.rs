@@ -35,6 +35,7 @@ mod plugin_krew;
 mod plugin_operator;
 mod plugin_release;
 mod pod_security;
+mod soak_bad_input;
 mod status_degraded;
 mod status_events;
 mod status_gitops;
