@@ -9,4 +9,4 @@ pub mod runtime;
 pub mod status;
 
 pub use runtime::*;
-pub use status::{TrussiumRuntimeStatus, condition_type, reason};
+pub use status::{ConditionStatus, TrussiumRuntimeStatus, condition_type, reason};

@@ -57,6 +57,64 @@ impl TrussiumRuntimeStatus {
     pub fn condition(&self, type_: &str) -> Option<&Condition> {
         self.conditions.iter().find(|c| c.type_ == type_)
     }
+
+    /// The status of the condition of the given type, if reported.
+    pub fn condition_status(&self, type_: &str) -> Option<ConditionStatus> {
+        self.condition(type_)
+            .map(|c| ConditionStatus::parse(&c.status))
+    }
+}
+
+/// A condition's `status`, as Kubernetes spells it on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ConditionStatus {
+    True,
+    False,
+    Unknown,
+}
+
+impl ConditionStatus {
+    /// Every status, in the order Kubernetes documents them.
+    pub const ALL: [ConditionStatus; 3] = [
+        ConditionStatus::True,
+        ConditionStatus::False,
+        ConditionStatus::Unknown,
+    ];
+
+    /// `True`, `False` or `Unknown`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ConditionStatus::True => "True",
+            ConditionStatus::False => "False",
+            ConditionStatus::Unknown => "Unknown",
+        }
+    }
+
+    /// A status read from the wire. Anything but `True` and `False` (the
+    /// spelling is exact) is `Unknown`, as `kubectl wait` and kstatus read it.
+    pub fn parse(status: &str) -> ConditionStatus {
+        match status {
+            "True" => ConditionStatus::True,
+            "False" => ConditionStatus::False,
+            _ => ConditionStatus::Unknown,
+        }
+    }
+}
+
+impl From<bool> for ConditionStatus {
+    fn from(holds: bool) -> Self {
+        if holds {
+            ConditionStatus::True
+        } else {
+            ConditionStatus::False
+        }
+    }
+}
+
+impl std::fmt::Display for ConditionStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Condition types, in the order they are reported.
@@ -115,4 +173,22 @@ pub mod reason {
     // SecretNotFound); False with AsExpected, or Retrying while the operator
     // retries a failure that may pass on its own.
     pub const RETRYING: &str = "Retrying";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ConditionStatus;
+
+    #[test]
+    fn condition_statuses_read_back_as_written() {
+        for status in ConditionStatus::ALL {
+            assert_eq!(ConditionStatus::parse(status.as_str()), status);
+            assert_eq!(status.to_string(), status.as_str());
+        }
+        assert_eq!(ConditionStatus::from(true).as_str(), "True");
+        assert_eq!(ConditionStatus::from(false).as_str(), "False");
+        // Only the exact spelling counts.
+        assert_eq!(ConditionStatus::parse("true"), ConditionStatus::Unknown);
+        assert_eq!(ConditionStatus::parse(""), ConditionStatus::Unknown);
+    }
 }

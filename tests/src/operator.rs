@@ -231,6 +231,17 @@ fn without_colours(text: &str) -> String {
 }
 
 fn spawn(kubeconfig: &Path, namespace: &str, args: &[String], log: &Path) -> Result<Child, Error> {
+    operator_command(kubeconfig, log)?
+        .arg(format!("--namespace={namespace}"))
+        .args(quiet_defaults(args))
+        .args(args)
+        .spawn()
+        .map_err(|e| Error::io(operator_binary(), e))
+}
+
+/// The operator binary as the user of `kubeconfig`, its output appended to
+/// `log`, killed with its [`Child`]; the caller adds flags and spawns it.
+pub(crate) fn operator_command(kubeconfig: &Path, log: &Path) -> Result<Command, Error> {
     let binary = operator_binary();
     if !binary.exists() {
         return Err(Error::io(
@@ -247,10 +258,8 @@ fn spawn(kubeconfig: &Path, namespace: &str, args: &[String], log: &Path) -> Res
         .open(log)
         .map_err(|e| Error::io(log, e))?;
     let err = out.try_clone().map_err(|e| Error::io(log, e))?;
-    Command::new(&binary)
-        .arg(format!("--namespace={namespace}"))
-        .args(quiet_defaults(args))
-        .args(args)
+    let mut command = Command::new(&binary);
+    command
         .env("KUBECONFIG", kubeconfig)
         // Debug for the controller: a line per reconcile, the only trace of
         // one that sends no request.
@@ -261,9 +270,8 @@ fn spawn(kubeconfig: &Path, namespace: &str, args: &[String], log: &Path) -> Res
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| Error::io(&binary, e))
+        .kill_on_drop(true);
+    Ok(command)
 }
 
 #[cfg(test)]

@@ -2,6 +2,8 @@
 
 use thiserror::Error;
 
+use crate::events::Reason;
+
 #[derive(Debug, Error)]
 pub enum Error {
     #[error("writing status: {0}")]
@@ -14,7 +16,7 @@ pub enum Error {
     RefusedOnce(String),
     #[error("publishing Event {reason}: {source}")]
     Publish {
-        reason: &'static str,
+        reason: Reason,
         #[source]
         source: kube::Error,
     },

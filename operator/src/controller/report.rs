@@ -179,7 +179,7 @@ async fn publish_events(
             tracing::info!(
                 namespace = rt.namespace().unwrap_or_default(),
                 name = rt.name_any(),
-                reason = transition.reason,
+                reason = transition.reason.as_str(),
                 "event was published by an earlier attempt"
             );
         }

@@ -19,6 +19,8 @@ use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 use trussium_api::TrussiumRuntime;
 
+use crate::events::Reason;
+
 pub use api_requests::{ApiRequestsLayer, request_kind_and_verb};
 
 /// The `controller` label of the controller-runtime metrics.
@@ -223,11 +225,11 @@ impl Metrics {
             .set(i64::from(leading));
     }
 
-    pub fn event_emitted(&self, reason: &str) {
+    pub fn event_emitted(&self, reason: Reason) {
         self.inner
             .events
             .get_or_create(&ReasonLabels {
-                reason: reason.into(),
+                reason: reason.as_str().into(),
             })
             .inc();
     }
@@ -292,7 +294,7 @@ mod tests {
         metrics.reconciled(Duration::from_millis(20), ReconcileResult::Success);
         metrics.reconciled(Duration::from_millis(20), ReconcileResult::Error);
         metrics.set_leader(true);
-        metrics.event_emitted("Ready");
+        metrics.event_emitted(Reason::RuntimeReady);
         metrics.api_request("deployments".into(), "patch".into());
         {
             let _busy = metrics.worker();
@@ -311,7 +313,7 @@ mod tests {
             "controller_runtime_max_concurrent_reconciles{controller=\"trussiumruntime\"} 4\n",
             "controller_runtime_active_workers{controller=\"trussiumruntime\"} 0\n",
             "leader_election_master_status{name=\"trussium-operator\"} 1\n",
-            "trussium_events_total{reason=\"Ready\"} 1\n",
+            "trussium_events_total{reason=\"RuntimeReady\"} 1\n",
             "trussium_api_requests_total{kind=\"deployments\",verb=\"patch\"} 1\n",
         ] {
             assert!(text.contains(line), "missing {line:?} in:\n{text}");

@@ -7,7 +7,7 @@ use kube::runtime::reflector::Store;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::gauge::ConstGauge;
-use trussium_api::{TrussiumRuntime, condition_type};
+use trussium_api::{ConditionStatus, TrussiumRuntime, condition_type};
 
 pub(super) struct RuntimesByReady {
     store: Store<TrussiumRuntime>,
@@ -33,16 +33,16 @@ pub(super) fn ready_status(runtime: &TrussiumRuntime) -> &str {
         .as_ref()
         .and_then(|s| s.condition(condition_type::READY))
         .map(|c| c.status.as_str())
-        .unwrap_or("Unknown")
+        .unwrap_or(ConditionStatus::Unknown.as_str())
 }
 
 /// Counts per Ready status; True, False and Unknown always appear.
 pub(super) fn count_by_ready<'a>(
     runtimes: impl IntoIterator<Item = &'a TrussiumRuntime>,
 ) -> BTreeMap<String, i64> {
-    let mut counts: BTreeMap<String, i64> = ["True", "False", "Unknown"]
+    let mut counts: BTreeMap<String, i64> = ConditionStatus::ALL
         .into_iter()
-        .map(|s| (s.to_string(), 0))
+        .map(|s| (s.as_str().to_string(), 0))
         .collect();
     for runtime in runtimes {
         *counts.entry(ready_status(runtime).to_string()).or_default() += 1;

@@ -58,7 +58,7 @@ mod tests;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus, condition_type};
+use trussium_api::{ConditionStatus, TrussiumRuntime, TrussiumRuntimeStatus, condition_type};
 
 use crate::config::OperatorConfig;
 use crate::references::ReferenceCheck;
@@ -279,7 +279,8 @@ fn same_but_progress(a: &Condition, b: &Condition) -> bool {
         condition_type::READY,
     ]
     .contains(&a.type_.as_str());
-    let progress_reason = a.type_ == condition_type::PROGRESSING && a.status == "True";
+    let progress_reason = a.type_ == condition_type::PROGRESSING
+        && ConditionStatus::parse(&a.status) == ConditionStatus::True;
     a.status == b.status
         && a.observed_generation == b.observed_generation
         && a.last_transition_time.0.as_second() == b.last_transition_time.0.as_second()

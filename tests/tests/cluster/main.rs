@@ -7,17 +7,13 @@
 //! cargo runs separate test binaries one after another.
 
 mod api_support;
-mod harness;
 mod operator_support;
 mod plugin_support;
-mod production_support;
-mod relay_support;
 mod status_support;
 
 mod api_kubectl;
 mod api_validation;
 mod control_plane;
-mod fault_support;
 mod faults;
 mod namespace_deletion;
 mod operator_autoscaling;

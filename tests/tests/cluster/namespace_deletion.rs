@@ -13,14 +13,11 @@ use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
 use kube::api::{DeleteParams, ListParams, ObjectMeta, PostParams};
 use kube::{Api, Client};
 use tokio::time::Instant;
-use trussium_api::{TrussiumRuntime, condition_type};
+use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    Audit, AuditEvent, OPERATOR_USER, Operator, TEST_NAMESPACE_LABEL, TestNamespace,
-    require_cluster, wait_for,
+    Audit, AuditEvent, BoxError, OLD_TAG, OPERATOR_USER, Operator, TEST_NAMESPACE_LABEL,
+    TestNamespace, TestResult, ensure, is_ready, openai_runtime, require_cluster, wait_for,
 };
-
-use crate::harness::{BoxError, TestResult, ensure};
-use crate::status_support::{OLD_TAG, runtime};
 
 const RUNTIMES: usize = 20;
 /// 40 runtimes converge on two cores shared with other tests.
@@ -39,7 +36,7 @@ async fn converged(prefix: &str) -> Result<(TestNamespace, Operator), BoxError> 
         ns.api::<TrussiumRuntime>()
             .create(
                 &PostParams::default(),
-                &serde_json::from_value(runtime(&name, OLD_TAG, replicas, None))?,
+                &serde_json::from_value(openai_runtime(&name, OLD_TAG, replicas, None))?,
             )
             .await?;
     }
@@ -54,14 +51,6 @@ async fn converged(prefix: &str) -> Result<(TestNamespace, Operator), BoxError> 
     )
     .await?;
     Ok((ns, operator))
-}
-
-fn is_ready(rt: &TrussiumRuntime) -> bool {
-    let status = rt.status.as_ref();
-    status.and_then(|s| s.observed_generation) == rt.metadata.generation
-        && status
-            .and_then(|s| s.condition(condition_type::READY))
-            .is_some_and(|c| c.status == "True")
 }
 
 /// Deletes namespace `name` as `kubectl delete namespace` does and returns
@@ -244,7 +233,7 @@ async fn a_deleted_namespace_is_let_go_quietly() -> TestResult {
         runtimes
             .create(
                 &PostParams::default(),
-                &serde_json::from_value(runtime("again", OLD_TAG, 1, None))?,
+                &serde_json::from_value(openai_runtime("again", OLD_TAG, 1, None))?,
             )
             .await?;
         wait_for(

@@ -10,10 +10,10 @@ use k8s_openapi::api::networking::v1::NetworkPolicy;
 use kube::Api;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use serde_json::{Value, json};
-use trussium_e2e::{OPERATOR_NAMESPACE, admin_client, install, repo_root, require_cluster};
-
-use crate::operator_single_namespace::render;
-use crate::production_support::{BoxError, TestResult};
+use trussium_e2e::{
+    BoxError, OPERATOR_NAMESPACE, TestResult, admin_client, install, kustomize, repo_root,
+    require_cluster,
+};
 
 /// deploy/ with the component, as a user's overlay would add it.
 fn render_with_component() -> Result<Vec<Value>, BoxError> {
@@ -29,9 +29,9 @@ fn render_with_component() -> Result<Vec<Value>, BoxError> {
          resources:\n  - ../../../deploy\n\
          components:\n  - ../../../deploy/components/network-policy\n",
     )?;
-    let rendered = render(&dir.to_string_lossy());
+    let rendered = kustomize(&dir.to_string_lossy());
     let _ = std::fs::remove_dir_all(&dir);
-    rendered
+    Ok(rendered?)
 }
 
 fn kind<'a>(objects: &'a [Value], kind: &str) -> Result<&'a Value, BoxError> {
@@ -46,7 +46,7 @@ fn kind<'a>(objects: &'a [Value], kind: &str) -> Result<&'a Value, BoxError> {
 async fn the_operators_network_policy_admits_metrics_and_probes_and_reaches_the_api_server()
 -> TestResult {
     require_cluster();
-    let base = render("deploy")?;
+    let base = kustomize("deploy")?;
     let with = render_with_component()?;
     assert_eq!(with.len(), base.len() + 1, "the component adds one object");
     let policy = kind(&with, "NetworkPolicy")?;

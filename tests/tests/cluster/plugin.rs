@@ -13,7 +13,10 @@ use kube::Api;
 use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{Error, TestNamespace, kubeconfig_for_service_account, require_cluster};
+use trussium_e2e::{
+    Error, REPOSITORY, TestNamespace, image, install_crd, kubeconfig_for_service_account,
+    require_cluster,
+};
 
 use crate::plugin_support::*;
 
@@ -23,7 +26,7 @@ async fn setup(prefix: &str) -> Result<(TestNamespace, Api<TrussiumRuntime>), Er
     require_cluster();
     plugin_dir()?; // built before anything is timed
     let ns = TestNamespace::create(prefix).await?;
-    ensure_crd(&ns.client).await?;
+    install_crd(&ns.client).await?;
     let api = ns.api::<TrussiumRuntime>();
     Ok((ns, api))
 }
@@ -36,7 +39,7 @@ async fn healthy(
     tag: &str,
     replicas: i32,
 ) -> Result<TrussiumRuntime, Error> {
-    let rt = create(api, &runtime(name, tag, replicas)?).await?;
+    let rt = create(api, &ollama_runtime(name, tag, replicas)?).await?;
     let generation = rt.metadata.generation.unwrap_or(1);
     set_status(
         api,
@@ -57,14 +60,14 @@ async fn status_lists_runtimes_and_shows_one_in_detail() -> Result<(), Error> {
     let (ns, api) = setup("plugin-status").await?;
     let ready = healthy(&ns, &api, "private-ai", "v1.22.0", 2).await?;
     // A digest-pinned runtime mid-upgrade, whose spec moved past its status.
-    let mut pinned = runtime("pinned", "v1.0.0", 3)?;
+    let mut pinned = ollama_runtime("pinned", "v1.0.0", 3)?;
     pinned.spec.image.tag = None;
     pinned.spec.image.digest = Some(DIGEST.to_string());
     create(&api, &pinned).await?;
     let mut status = healthy_status("pinned", &ns.name, "v1.0.0", 3, 1);
     status["readyReplicas"] = json!(1);
     status["desiredImage"] = json!(format!("{REPOSITORY}@{DIGEST}"));
-    status["conditions"][5] = condition(
+    status["conditions"][5] = written_condition(
         "Upgrading",
         "True",
         "UpgradeInProgress",
@@ -432,7 +435,7 @@ async fn scale_sets_replicas_and_respects_autoscaling() -> Result<(), Error> {
     assert_eq!(api.get("rt").await?.spec.replicas, 0);
 
     // Autoscaled: refused, unchanged, with what to do instead.
-    let mut auto = runtime("auto", "v1", 1)?;
+    let mut auto = ollama_runtime("auto", "v1", 1)?;
     auto.spec.autoscaling = Some(trussium_api::AutoscalingSpec {
         enabled: true,
         min_replicas: 2,

@@ -7,15 +7,11 @@ use std::time::Duration;
 
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    Error, TestNamespace, admin_kubeconfig_path, kubectl_path, repo_root, require_cluster,
+    Error, TestNamespace, admin_kubeconfig_path, install_crd, kubectl_path, repo_root,
+    require_cluster,
 };
 
 use crate::plugin_support::*;
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
-    let path = path.to_path_buf();
-    move |source| Error::Io { path, source }
-}
 
 /// Runs a script of the repository and returns its stdout.
 async fn script(path: &str, env: &[(&str, &Path)]) -> Result<String, Error> {
@@ -32,7 +28,7 @@ async fn script(path: &str, env: &[(&str, &Path)]) -> Result<String, Error> {
             timeout: Duration::from_secs(900),
             last_error: None,
         })?
-        .map_err(io(&full))?;
+        .map_err(Error::io_at(&full))?;
     if !out.status.success() {
         return Err(Error::Io {
             path: full,
@@ -51,9 +47,9 @@ async fn script(path: &str, env: &[(&str, &Path)]) -> Result<String, Error> {
 async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Result<(), Error> {
     require_cluster();
     let ns = TestNamespace::create("plugin-krew").await?;
-    ensure_crd(&ns.client).await?;
+    install_crd(&ns.client).await?;
     let api = ns.api::<TrussiumRuntime>();
-    create(&api, &runtime("via-krew", "v1.2.3", 1)?).await?;
+    create(&api, &ollama_runtime("via-krew", "v1.2.3", 1)?).await?;
     set_status(
         &api,
         "via-krew",
@@ -63,7 +59,7 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
 
     let work = std::env::temp_dir().join(format!("{}-krew", ns.name));
     let krew_root = work.join("krew-root");
-    std::fs::create_dir_all(&krew_root).map_err(io(&krew_root))?;
+    std::fs::create_dir_all(&krew_root).map_err(Error::io_at(&krew_root))?;
 
     // krew, from its Go module (cached outside the checkout).
     let krew_dir = PathBuf::from(script("tests/krew/build.sh", &[]).await?.trim());
@@ -71,14 +67,14 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
     let dist = release_dist()?;
     let manifest = dist.join("trussium.yaml");
     let archive = std::fs::read_dir(&dist)
-        .map_err(io(&dist))?
+        .map_err(Error::io_at(&dist))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.to_string_lossy().ends_with("_linux_amd64.tar.gz"))
         .ok_or_else(|| Error::Io {
             path: dist.clone(),
             source: std::io::Error::other("no linux_amd64 archive"),
         })?;
-    let text = std::fs::read_to_string(&manifest).map_err(io(&manifest))?;
+    let text = std::fs::read_to_string(&manifest).map_err(Error::io_at(&manifest))?;
     assert!(
         !text.contains("${SHA256_") && !text.contains("${BASE_URL}"),
         "{text}"
@@ -126,7 +122,7 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
     assert!(installed.exists(), "{}", installed.display());
     let store = krew_root.join("store").join("trussium");
     let license = std::fs::read_dir(&store)
-        .map_err(io(&store))?
+        .map_err(Error::io_at(&store))?
         .filter_map(|e| e.ok())
         .any(|v| v.path().join("LICENSE").exists());
     assert!(license, "the LICENSE ships in the archive");
@@ -157,11 +153,11 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
     // The caveats' completion recipe, then kubectl's plugin completion.
     let helper = krew_root.join("bin").join("kubectl_complete-trussium");
     let out = output(kubectl(&["trussium", "completion", "kubectl"])).await?;
-    std::fs::write(&helper, &out.stdout).map_err(io(&helper))?;
+    std::fs::write(&helper, &out.stdout).map_err(Error::io_at(&helper))?;
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755))
-            .map_err(io(&helper))?;
+            .map_err(Error::io_at(&helper))?;
     }
     let out = output(kubectl(&[
         "__complete",

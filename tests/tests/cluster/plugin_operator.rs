@@ -7,14 +7,14 @@
 //! (generation not yet observed), chosen Event histories and ages, a runtime
 //! without any status, and an autoscaled runtime's replica count.
 
+use crate::operator_support::PROGRESS_DEADLINE_ARG;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{NEVER_READY_IMAGE, wait_for};
-
-use crate::operator_support::{
-    BoxError, CONVERGE, Harness, PROGRESS_DEADLINE_ARG, TestResult, minimal, run as with_operator,
+use trussium_e2e::{
+    BoxError, CONVERGE, Harness, NEVER_READY_IMAGE, TestResult, minimal, wait_for, with_operator,
 };
+
 use crate::plugin_support::{Output, Running, kubectl_trussium, plugin_dir, run as plugin};
 
 /// The repository of NEVER_READY_IMAGE: its `never-ready` tag is the one KWOK
@@ -27,8 +27,8 @@ fn repository() -> &'static str {
 
 const NEVER_READY: &str = "never-ready";
 
-/// A runtime of `repository()` at `tag`, with `replicas`.
-fn runtime(name: &str, tag: &str, replicas: i32) -> Result<serde_json::Value, BoxError> {
+/// The minimal sample at `repository()`:`tag`, with `replicas`.
+fn minimal_at(name: &str, tag: &str, replicas: i32) -> Result<serde_json::Value, BoxError> {
     minimal(
         name,
         json!({"image": {"repository": repository(), "tag": tag}, "replicas": replicas}),
@@ -83,7 +83,7 @@ fn spec_of(rt: &TrussiumRuntime) -> (Option<i64>, String) {
 async fn status_list_watch_scale_upgrade_and_events_on_a_converged_runtime() -> TestResult {
     plugin_dir()?;
     with_operator("plugin-op", &[], async |h: &mut Harness| {
-        h.create_runtime(runtime("rt", "v1", 2)?).await?;
+        h.create_runtime(minimal_at("rt", "v1", 2)?).await?;
         h.wait_ready("rt").await?;
 
         // The list and the detailed view of what the operator reported.
@@ -205,7 +205,7 @@ async fn a_failed_upgrade_says_rollback_and_rollback_recovers() -> TestResult {
         "plugin-op-fail",
         &[PROGRESS_DEADLINE_ARG],
         async |h: &mut Harness| {
-            h.create_runtime(runtime("rt", "v1", 1)?).await?;
+            h.create_runtime(minimal_at("rt", "v1", 1)?).await?;
             h.wait_ready("rt").await?;
             let v1 = format!("{}:v1", repository());
 
@@ -267,7 +267,7 @@ async fn rollback_refuses_without_changing_anything_and_status_names_the_missing
     plugin_dir()?;
     with_operator("plugin-op-refuse", &[], async |h: &mut Harness| {
         // Never ready from the start: no rollout ever completed.
-        h.create_runtime(runtime("never", NEVER_READY, 1)?).await?;
+        h.create_runtime(minimal_at("never", NEVER_READY, 1)?).await?;
         let before = observed(h, "never").await?;
         let out = trussium(h, &["rollback", "never"]).await?;
         ensure_exit(&out, 6, "rollback without a last successful image")?;
@@ -278,7 +278,7 @@ async fn rollback_refuses_without_changing_anything_and_status_names_the_missing
         }
 
         // Being deleted (held by a finalizer of the test's own).
-        let mut held = runtime("held", "v1", 1)?;
+        let mut held = minimal_at("held", "v1", 1)?;
         held["metadata"]["finalizers"] = json!(["trussium.io/plugin-test-hold"]);
         h.create_runtime(held).await?;
         h.wait_ready("held").await?;
@@ -303,7 +303,7 @@ async fn rollback_refuses_without_changing_anything_and_status_names_the_missing
         }
 
         // A missing Secret: status gives the command that creates it.
-        let mut creds = runtime("creds", "v1", 1)?;
+        let mut creds = minimal_at("creds", "v1", 1)?;
         creds["spec"]["provider"] = json!({
             "type": "openai", "model": "gpt-5",
             "credentialsSecretRef": {"name": "openai-creds", "key": "apiKey"}

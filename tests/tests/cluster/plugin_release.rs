@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{Error, TestNamespace, admin_kubeconfig_path, repo_root, require_cluster};
+use trussium_e2e::{
+    Error, TestNamespace, admin_kubeconfig_path, install_crd, repo_root, require_cluster,
+};
 
 use crate::plugin_support::*;
 
@@ -23,11 +25,6 @@ const PLATFORMS: [(&str, &str, &str); 5] = [
 ];
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
-    let path = path.to_path_buf();
-    move |source| Error::Io { path, source }
-}
 
 fn fail(path: &Path, message: String) -> Error {
     Error::Io {
@@ -99,7 +96,7 @@ async fn command(program: &Path, args: &[&str], dir: &Path) -> Result<Output, Er
 
 /// Unpacks an archive into `into`.
 async fn unpack(archive: &Path, into: &Path) -> Result<(), Error> {
-    std::fs::create_dir_all(into).map_err(io(into))?;
+    std::fs::create_dir_all(into).map_err(Error::io_at(into))?;
     let text = archive.to_string_lossy().into_owned();
     let target = into.to_string_lossy().into_owned();
     let out = if text.ends_with(".zip") {
@@ -124,22 +121,25 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
     require_cluster();
     let dist = release_dist()?;
     let ns = TestNamespace::create("plugin-release").await?;
-    ensure_crd(&ns.client).await?;
+    install_crd(&ns.client).await?;
     let api = ns.api::<TrussiumRuntime>();
-    create(&api, &runtime("on-arm", "v4.5.6", 1)?).await?;
+    create(&api, &ollama_runtime("on-arm", "v4.5.6", 1)?).await?;
 
     let work = std::env::temp_dir().join(format!("{}-unpacked", ns.name));
     let mut sizes = Vec::new();
     for (platform, ext, exe) in PLATFORMS {
         let archive = dist.join(format!("kubectl-trussium_{VERSION}_{platform}.{ext}"));
-        let size = std::fs::metadata(&archive).map_err(io(&archive))?.len();
+        let size = std::fs::metadata(&archive)
+            .map_err(Error::io_at(&archive))?
+            .len();
         sizes.push(format!("{platform}: {size} bytes"));
         let into = work.join(platform);
         unpack(&archive, &into).await?;
-        let license = std::fs::read(into.join("LICENSE")).map_err(io(&into.join("LICENSE")))?;
+        let license =
+            std::fs::read(into.join("LICENSE")).map_err(Error::io_at(&into.join("LICENSE")))?;
         assert!(!license.is_empty(), "{platform}: empty LICENSE");
         let bin = into.join(exe);
-        let bytes = std::fs::read(&bin).map_err(io(&bin))?;
+        let bytes = std::fs::read(&bin).map_err(Error::io_at(&bin))?;
         assert_eq!(
             binary_kind(&bytes),
             expected_kind(platform),
@@ -180,7 +180,7 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
 
     // The manifest names the release layout with the default base URL.
     let manifest = std::fs::read_to_string(dist.join("trussium.yaml"))
-        .map_err(io(&dist.join("trussium.yaml")))?;
+        .map_err(Error::io_at(&dist.join("trussium.yaml")))?;
     let base =
         format!("https://github.com/trussiumhq/trussium-operator/releases/download/v{VERSION}");
     for (platform, ext, _) in PLATFORMS {
@@ -190,7 +190,7 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
             "{manifest}"
         );
         let sums = std::fs::read_to_string(dist.join("SHA256SUMS"))
-            .map_err(io(&dist.join("SHA256SUMS")))?;
+            .map_err(Error::io_at(&dist.join("SHA256SUMS")))?;
         let sha = sums
             .lines()
             .find(|l| l.ends_with(&name))
@@ -210,7 +210,7 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
     // (compiled in from RELEASE_BASE_URL; the hint's text is unit-tested).
     for (platform, _, exe) in PLATFORMS {
         let bin = work.join(platform).join(exe);
-        let bytes = std::fs::read(&bin).map_err(io(&bin))?;
+        let bytes = std::fs::read(&bin).map_err(Error::io_at(&bin))?;
         assert!(
             bytes.windows(base.len()).any(|w| w == base.as_bytes()),
             "{platform}: the binary does not carry {base}"
@@ -218,14 +218,14 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
     }
 
     // The CRD bundle and the install manifests of this version.
-    let crds =
-        std::fs::read_to_string(dist.join("crds.yaml")).map_err(io(&dist.join("crds.yaml")))?;
+    let crds = std::fs::read_to_string(dist.join("crds.yaml"))
+        .map_err(Error::io_at(&dist.join("crds.yaml")))?;
     assert!(
         crds.contains("name: trussiumruntimes.runtime.trussium.io"),
         "crds.yaml"
     );
     let install = std::fs::read_to_string(dist.join("install.yaml"))
-        .map_err(io(&dist.join("install.yaml")))?;
+        .map_err(Error::io_at(&dist.join("install.yaml")))?;
     assert!(
         install.contains(&format!(
             "image: ghcr.io/trussiumhq/trussium-operator:v{VERSION}"
@@ -270,7 +270,7 @@ fn serve(dir: &Path) -> Result<FileServer, Error> {
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(io(Path::new("python3")))?;
+        .map_err(Error::io_at(Path::new("python3")))?;
     let stdout = child.stdout.take();
     let mut server = FileServer {
         child,
@@ -281,7 +281,7 @@ fn serve(dir: &Path) -> Result<FileServer, Error> {
     if let Some(stdout) = stdout {
         std::io::BufReader::new(stdout)
             .read_line(&mut first)
-            .map_err(io(dir))?;
+            .map_err(Error::io_at(dir))?;
     }
     let port = first
         .split_whitespace()
@@ -302,10 +302,11 @@ async fn krews_validate_krew_manifest_accepts_the_manifest() -> Result<(), Error
     // platform's archive.
     let work = std::env::temp_dir().join(format!("trussium-krew-validate-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).map_err(io(&work))?;
+    std::fs::create_dir_all(&work).map_err(Error::io_at(&work))?;
     for (platform, ext, _) in PLATFORMS {
         let name = format!("kubectl-trussium_{VERSION}_{platform}.{ext}");
-        std::fs::copy(dist.join(&name), work.join(&name)).map_err(io(&work.join(&name)))?;
+        std::fs::copy(dist.join(&name), work.join(&name))
+            .map_err(Error::io_at(&work.join(&name)))?;
     }
     let server = serve(&work)?;
     let script = repo_root().join("scripts/krew-manifest.sh");
@@ -313,7 +314,7 @@ async fn krews_validate_krew_manifest_accepts_the_manifest() -> Result<(), Error
     let out = command(&script, &[&work_text, &server.url], &repo_root()).await?;
     assert_eq!(out.code, 0, "{out}");
     let manifest = work.join("trussium.yaml");
-    let text = std::fs::read_to_string(&manifest).map_err(io(&manifest))?;
+    let text = std::fs::read_to_string(&manifest).map_err(Error::io_at(&manifest))?;
     assert!(
         text.contains(&format!(
             "uri: {}/kubectl-trussium_{VERSION}_windows_amd64.zip",

@@ -16,19 +16,9 @@ use serde_json::{Value, json};
 use std::io::BufRead;
 use std::sync::mpsc;
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{Error, control_plane_bin_dir, kubectl_path, repo_root};
+use trussium_e2e::{Error, REPOSITORY, control_plane_bin_dir, image, kubectl_path, repo_root};
 
-pub const REPOSITORY: &str = "ghcr.io/trussiumhq/trussium";
 pub const DIGEST: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-
-pub fn image(tag: &str) -> String {
-    format!("{REPOSITORY}:{tag}")
-}
-
-fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
-    let path = path.into();
-    move |source| Error::Io { path, source }
-}
 
 /// `target/debug` (or `$CARGO_TARGET_DIR/debug`).
 pub fn target_debug_dir() -> PathBuf {
@@ -181,7 +171,7 @@ pub async fn output(mut cmd: tokio::process::Command) -> Result<Output, Error> {
             timeout: Duration::from_secs(120),
             last_error: None,
         })?
-        .map_err(io(kubectl_path()))?;
+        .map_err(Error::io_at(kubectl_path()))?;
     Ok(Output {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -209,7 +199,7 @@ impl Running {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .map_err(io(kubectl_path()))?;
+            .map_err(Error::io_at(kubectl_path()))?;
         let (tx, lines) = mpsc::channel();
         if let Some(stdout) = child.stdout.take() {
             std::thread::spawn(move || {
@@ -264,14 +254,9 @@ impl Running {
     }
 }
 
-/// Applies crds/ (server-side, idempotent) and waits until it is served.
-pub async fn ensure_crd(client: &Client) -> Result<(), Error> {
-    trussium_e2e::install_crd(client).await?;
-    Ok(())
-}
-
-/// A TrussiumRuntime with the given tag and replicas.
-pub fn runtime(name: &str, tag: &str, replicas: i32) -> Result<TrussiumRuntime, Error> {
+/// A TrussiumRuntime of our image at `tag` with `replicas`, its provider a
+/// local Ollama (what the plugin shows of it, the tests check).
+pub fn ollama_runtime(name: &str, tag: &str, replicas: i32) -> Result<TrussiumRuntime, Error> {
     Ok(serde_json::from_value(json!({
         "apiVersion": "runtime.trussium.io/v1alpha1",
         "kind": "TrussiumRuntime",
@@ -293,8 +278,14 @@ pub async fn create(
     Ok(api.create(&PostParams::default(), rt).await?)
 }
 
-/// A condition as the operator writes it.
-pub fn condition(type_: &str, status: &str, reason: &str, message: &str, generation: i64) -> Value {
+/// A condition as the operator writes it, as JSON.
+pub fn written_condition(
+    type_: &str,
+    status: &str,
+    reason: &str,
+    message: &str,
+    generation: i64,
+) -> Value {
     json!({
         "type": type_, "status": status, "reason": reason, "message": message,
         "lastTransitionTime": Timestamp::now().to_string(),
@@ -320,12 +311,12 @@ pub fn healthy_status(
         "lastSuccessfulImage": image(tag),
         "endpoint": format!("http://{name}.{namespace}.svc.cluster.local:9000"),
         "conditions": [
-            condition("ConfigurationValid", "True", "ReferencesResolved", "All referenced Secrets are available.", generation),
-            condition("Progressing", "False", "ReconciliationComplete", "The Deployment is up to date.", generation),
-            condition("Available", "True", "RuntimeAvailable", "At least one replica is available.", generation),
-            condition("Ready", "True", "RuntimeReady", "All requested runtime replicas are ready and available.", generation),
-            condition("Degraded", "False", "AsExpected", "The runtime is healthy.", generation),
-            condition("Upgrading", "False", "NoUpgrade", "No image upgrade is active.", generation),
+            written_condition("ConfigurationValid", "True", "ReferencesResolved", "All referenced Secrets are available.", generation),
+            written_condition("Progressing", "False", "ReconciliationComplete", "The Deployment is up to date.", generation),
+            written_condition("Available", "True", "RuntimeAvailable", "At least one replica is available.", generation),
+            written_condition("Ready", "True", "RuntimeReady", "All requested runtime replicas are ready and available.", generation),
+            written_condition("Degraded", "False", "AsExpected", "The runtime is healthy.", generation),
+            written_condition("Upgrading", "False", "NoUpgrade", "No image upgrade is active.", generation),
         ]
     })
 }

@@ -14,10 +14,10 @@ use k8s_openapi::api::core::v1::{Event as CoreEvent, Namespace, Pod};
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client, ResourceExt};
 use serde_json::{Value, json};
-use trussium_e2e::{OPERATOR_NAMESPACE, install, require_cluster, wait_for};
-
-use crate::operator_single_namespace::render;
-use crate::operator_support::{CONVERGE, Harness, TestResult, minimal, run, sample};
+use trussium_e2e::{
+    CONVERGE, Harness, OPERATOR_NAMESPACE, TestResult, install, kustomize, minimal,
+    require_cluster, sample, wait_for, with_operator,
+};
 
 const ENFORCE: &str = "pod-security.kubernetes.io/enforce";
 
@@ -132,7 +132,7 @@ async fn pods_admitted(client: &Client, namespace: &str, deployment: &str) -> Te
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn runtime_pods_are_admitted_under_pod_security_restricted() -> TestResult {
-    run("psa-restricted", &[], async |h| {
+    with_operator("psa-restricted", &[], async |h| {
         enforce_restricted(h).await?;
         refuses_an_unrestricted_pod(&h.ns.client, h.namespace()).await?;
         // The full sample's Secrets. Its nodeSelector matches no KWOK node:
@@ -203,7 +203,7 @@ async fn the_operators_own_pods_are_admitted_under_pod_security_restricted() -> 
     );
     refuses_an_unrestricted_pod(&admin, OPERATOR_NAMESPACE).await?;
 
-    let mut deployment = render("deploy")?
+    let mut deployment = kustomize("deploy")?
         .into_iter()
         .find(|o| o["kind"] == "Deployment")
         .ok_or("deploy/ renders no Deployment")?;

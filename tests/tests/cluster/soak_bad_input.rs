@@ -7,9 +7,10 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::ListParams;
 use kube::{Api, ResourceExt};
-use trussium_e2e::{KUBECONFIG_ENV, OPERATOR_NAMESPACE, admin_client, repo_root, require_cluster};
-
-use crate::production_support::{BoxError, TestResult};
+use trussium_e2e::{
+    BoxError, KUBECONFIG_ENV, OPERATOR_NAMESPACE, TestResult, admin_client, repo_root,
+    require_cluster,
+};
 
 /// The soak binary as cargo built it for these tests.
 const SOAK: &str = env!("CARGO_BIN_EXE_trussium-soak");

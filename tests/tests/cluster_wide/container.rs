@@ -20,13 +20,9 @@ use tokio::process::Command;
 use tokio::time::Instant;
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    Audit, OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, TestNamespace,
-    admin_kubeconfig, install, repo_root, require_cluster, wait_for,
-};
-
-use crate::operator_support::minimal;
-use crate::production_support::{
-    BoxError, TestResult, free_port, http_get, install_leader_election_rbac,
+    Audit, BoxError, OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, TestNamespace,
+    TestResult, admin_kubeconfig, free_port, http_get, install, install_leader_election_rbac,
+    minimal, repo_root, require_cluster, wait_for,
 };
 
 const IMAGE_TAG: &str = "test";

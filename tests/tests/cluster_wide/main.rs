@@ -6,21 +6,6 @@
 //! tests (they would reconcile those tests' runtimes too). Within this
 //! binary, [`one_at_a_time`] keeps them apart from each other.
 
-// The one harness of the cluster tests, shared as source (operator_support
-// re-exports it; it needs status_support).
-#[path = "../cluster/harness.rs"]
-#[allow(dead_code, unused_imports)]
-mod harness;
-#[path = "../cluster/operator_support.rs"]
-#[allow(dead_code, unused_imports)]
-mod operator_support;
-#[path = "../cluster/production_support.rs"]
-#[allow(dead_code)]
-mod production_support;
-#[path = "../cluster/status_support.rs"]
-#[allow(dead_code, unused_imports)]
-mod status_support;
-
 mod cluster_wide_secrets;
 mod container;
 

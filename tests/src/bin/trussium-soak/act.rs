@@ -12,8 +12,8 @@ use trussium_api::TrussiumRuntime;
 use trussium_e2e::{NEVER_READY_IMAGE, TestNamespace};
 
 use crate::plan::{Image, Operation, RuntimeSpec, SECRETS};
-use crate::production_support::BoxError;
 use crate::sentinel;
+use trussium_e2e::BoxError;
 
 /// Prefix of every namespace the soak creates (`soak-<n>-<suffix>`).
 pub const NAMESPACE_PREFIX: &str = "soak-";

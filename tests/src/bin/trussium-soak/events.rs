@@ -17,10 +17,10 @@ use k8s_openapi::api::events::v1::Event;
 use kube::api::ListParams;
 use kube::{Api, Client, ResourceExt};
 use trussium_operator::announcement::{announce, event_name};
-use trussium_operator::events::transitions;
+use trussium_operator::events::{Reason, transitions};
 
 use crate::history::History;
-use crate::production_support::BoxError;
+use trussium_e2e::BoxError;
 
 /// An Event as the checks see it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,7 +75,7 @@ pub fn check(uid: &str, history: &History, events: &[Seen]) -> Verdict {
     };
     let statuses = &history.statuses;
     // The Events each recorded step calls for, by name: (sequence, reason).
-    let mut expected: BTreeMap<String, (i64, &'static str)> = BTreeMap::new();
+    let mut expected: BTreeMap<String, (i64, Reason)> = BTreeMap::new();
     for (sequence, stored) in statuses {
         let Some(Some(next)) = statuses.get(&(sequence + 1)) else {
             continue;
@@ -97,8 +97,10 @@ pub fn check(uid: &str, history: &History, events: &[Seen]) -> Verdict {
     }
     let last = statuses.keys().next_back().copied().unwrap_or(0);
     for event in events.iter().filter(|e| !expected.contains_key(&e.name)) {
-        let from =
-            (0..=last).find(|s| event_name(&history.name, uid, *s, &event.reason) == event.name);
+        let reason = Reason::ALL.into_iter().find(|r| r.as_str() == event.reason);
+        let from = reason.and_then(|reason| {
+            (0..=last).find(|s| event_name(&history.name, uid, *s, reason) == event.name)
+        });
         let Some(from) = from else {
             verdict.violations.push(format!(
                 "{who}: Event {} ({}) is named from no status the runtime stored: \"{}\"",
@@ -113,7 +115,7 @@ pub fn check(uid: &str, history: &History, events: &[Seen]) -> Verdict {
         if into
             .iter()
             .flatten()
-            .any(|t| t.reason == event.reason && t.note == event.note)
+            .any(|t| t.reason.as_str() == event.reason && t.note == event.note)
         {
             verdict.violations.push(format!(
                 "{who}: {} announced twice: Event {} repeats the step into status #{from}: \"{}\"",
@@ -178,7 +180,7 @@ mod tests {
             {
                 seen.push(Seen {
                     name,
-                    reason: t.reason.into(),
+                    reason: t.reason.as_str().into(),
                     note: t.note,
                 });
             }
@@ -219,7 +221,7 @@ mod tests {
             panic!("no RuntimeReady in {events:?}");
         };
         events.push(Seen {
-            name: event_name("rt", UID, 2, "RuntimeReady"),
+            name: event_name("rt", UID, 2, Reason::RuntimeReady),
             ..again
         });
         let verdict = check(UID, &h, &events);
@@ -232,7 +234,7 @@ mod tests {
         let h = history();
         let mut events = published(&h);
         events.push(Seen {
-            name: event_name("rt", UID, 2, "RuntimeDegraded"),
+            name: event_name("rt", UID, 2, Reason::RuntimeDegraded),
             reason: "RuntimeDegraded".into(),
             note: "the rollout failed".into(),
         });

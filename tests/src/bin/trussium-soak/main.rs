@@ -27,21 +27,12 @@ mod events;
 mod history;
 mod logs;
 mod plan;
-mod relay;
 mod replicas;
 mod sentinel;
 mod settings;
 mod state;
 mod summary;
 mod trend;
-
-// The production tests' replicas and Lease helpers, shared as source.
-#[allow(dead_code)]
-#[path = "../../../tests/cluster/production_support.rs"]
-mod production_support;
-#[allow(dead_code)]
-#[path = "../../../tests/cluster/relay_support.rs"]
-mod relay_support;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -55,14 +46,14 @@ use kube::{Api, Client};
 use tokio::time::Instant;
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    Audit, AuditMark, OPERATOR_NAMESPACE, OPERATOR_USER, admin_client, install, operator_binary,
+    Audit, AuditMark, BoxError, OPERATOR_NAMESPACE, OPERATOR_USER, admin_client, install,
+    install_leader_election_rbac, operator_binary,
 };
 use trussium_operator::config::OperatorConfig;
 
 use act::{Cluster, NAMESPACE_PREFIX};
 use history::Recorder;
 use plan::{Fault, Operation, Plan, Step};
-use production_support::{BoxError, install_leader_election_rbac};
 use replicas::{LEASE, Replicas};
 use settings::{DURATION_ENV, SEED_ENV, STEP, Settings};
 use state::Observed;

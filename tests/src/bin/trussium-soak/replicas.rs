@@ -12,12 +12,9 @@ use std::time::Duration;
 use kube::Client;
 use tokio::time::Instant;
 use trussium_e2e::{
-    OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, kubeconfig_for_service_account, repo_root,
+    BoxError, OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, Relay, Replica, api_server_address,
+    kubeconfig_for_service_account, lease_holder, metric, repo_root,
 };
-
-use crate::production_support::{BoxError, Replica, lease_holder, metric};
-use crate::relay::Relay;
-use crate::relay_support::api_server_address;
 
 /// The Lease the soak's replicas compete for (not the operator's own).
 pub const LEASE: &str = "trussium-soak";
@@ -181,7 +178,7 @@ impl Replicas {
 
     /// Closes every connection of every replica; returns how many.
     pub fn cut_connections(&self) -> usize {
-        self.slots.iter().map(|s| s.relay.cut()).sum()
+        self.slots.iter().map(|s| s.relay.close_connections()).sum()
     }
 
     /// Samples memory and tasks when due, and follows the Lease.

@@ -25,7 +25,7 @@ use trussium_operator::references::{ReferenceCheck, check_references};
 use trussium_operator::resources::{BuildContext, build};
 use trussium_operator::status::{StatusInput, project, semantically_equal};
 
-use crate::production_support::BoxError;
+use trussium_e2e::BoxError;
 
 /// One namespace as listed now.
 pub struct Observed {

@@ -1,27 +1,24 @@
-//! Shared by the production tests (leader election, metrics, probes, install
-//! modes, the container): operator processes that each run as a
-//! ServiceAccount of their own (so the audit log tells them apart), free
-//! ports for their metrics and probes, and plain HTTP scraping.
+//! Operator replicas as production runs them: each process as a
+//! ServiceAccount of its own (so the audit log tells them apart) with the
+//! operator's permissions, its metrics and probes on free loopback ports.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::time::Duration;
 
-use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, Role, RoleBinding};
 use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::{Api, Client, ResourceExt};
 use serde_json::json;
-use tokio::process::{Child, Command};
-use trussium_e2e::{
-    OPERATOR_NAMESPACE, kubeconfig_for_service_account, operator_binary, repo_root,
-    service_account_username, wait_for,
-};
+use tokio::process::Child;
 
-pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
-pub type TestResult = Result<(), BoxError>;
+use crate::operator::operator_command;
+use crate::{
+    BoxError, OPERATOR_NAMESPACE, TestResult, http_get, kubeconfig_for_service_account, metric,
+    repo_root, service_account_username, wait_for,
+};
 
 /// The Role of deploy/rbac that lets the operator hold its Lease.
 pub const LEADER_ELECTION_ROLE: &str = "trussium-operator-leader-election";
@@ -177,25 +174,11 @@ impl Replica {
     }
 
     fn spawn(&mut self) -> TestResult {
-        let out = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.log)?;
-        let err = out.try_clone()?;
-        let child = Command::new(operator_binary())
+        let child = operator_command(&self.kubeconfig, &self.log)?
             .args(&self.args)
             .arg(format!("--metrics-bind-address={}", self.metrics))
             .arg(format!("--health-probe-bind-address={}", self.probes))
-            .env("KUBECONFIG", &self.kubeconfig)
             .env("POD_NAME", &self.name)
-            .env(
-                "RUST_LOG",
-                "info,kube=warn,trussium_operator::controller=debug",
-            )
-            .stdin(Stdio::null())
-            .stdout(out)
-            .stderr(err)
-            .kill_on_drop(true)
             .spawn()?;
         self.child = Some(child);
         Ok(())
@@ -284,95 +267,4 @@ impl Replica {
             .find_map(|l| l.strip_prefix("VmRSS:"))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
     }
-}
-
-/// `GET path` over plain HTTP/1.1: status code and body.
-pub async fn http_get(address: SocketAddr, path: &str) -> Result<(u16, String), BoxError> {
-    let path = path.to_string();
-    tokio::task::spawn_blocking(move || blocking_get(address, &path)).await?
-}
-
-fn blocking_get(address: SocketAddr, path: &str) -> Result<(u16, String), BoxError> {
-    use std::io::{Read, Write};
-    let timeout = Duration::from_secs(10);
-    let mut stream = std::net::TcpStream::connect_timeout(&address, timeout)?;
-    stream.set_read_timeout(Some(timeout))?;
-    stream.set_write_timeout(Some(timeout))?;
-    stream.write_all(
-        format!("GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n").as_bytes(),
-    )?;
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response)?;
-    let text = String::from_utf8_lossy(&response).to_string();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| format!("not an HTTP response: {text}"))?;
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, body)| body.to_string())
-        .unwrap_or_default();
-    Ok((status, body))
-}
-
-/// The value of `series` (e.g. `trussium_runtimes{ready="True"}`) in a
-/// Prometheus text exposition.
-pub fn metric(text: &str, series: &str) -> Option<f64> {
-    text.lines().filter(|l| !l.starts_with('#')).find_map(|l| {
-        l.strip_prefix(series)?
-            .strip_prefix(' ')?
-            .trim()
-            .parse()
-            .ok()
-    })
-}
-
-/// Reconciles counted by `controller_runtime_reconcile_total`, all results.
-pub fn reconciles(text: &str) -> f64 {
-    text.lines()
-        .filter(|l| l.starts_with("controller_runtime_reconcile_total{"))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
-}
-
-/// The spec of Lease `name` in the operator's namespace, if it exists.
-pub async fn lease_spec(
-    admin: &Client,
-    name: &str,
-) -> Result<Option<LeaseSpec>, trussium_e2e::Error> {
-    let lease = Api::<Lease>::namespaced(admin.clone(), OPERATOR_NAMESPACE)
-        .get_opt(name)
-        .await?;
-    Ok(lease.and_then(|l| l.spec))
-}
-
-/// The holder of Lease `name` in the operator's namespace.
-pub async fn lease_holder(
-    admin: &Client,
-    name: &str,
-) -> Result<Option<String>, trussium_e2e::Error> {
-    Ok(lease_spec(admin, name)
-        .await?
-        .and_then(|s| s.holder_identity)
-        .filter(|h| !h.is_empty()))
-}
-
-/// Waits until `holder` holds Lease `name`.
-pub async fn wait_for_holder(
-    admin: &Client,
-    name: &str,
-    holder: &str,
-    timeout: Duration,
-) -> TestResult {
-    wait_for(
-        &format!("{holder} to hold Lease {name}"),
-        timeout,
-        async || {
-            let current = lease_holder(admin, name).await?;
-            Ok((current.as_deref() == Some(holder)).then_some(()))
-        },
-    )
-    .await?;
-    Ok(())
 }

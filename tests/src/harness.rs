@@ -1,8 +1,9 @@
-//! The one cluster-test harness: a namespace of its own with its own operator
-//! (running as the operator's ServiceAccount, watching only that namespace),
-//! the audit log, and every way a test waits on the cluster.
+//! The harness of the tests that run an operator per namespace: a namespace
+//! of its own with its own operator (running as the operator's
+//! ServiceAccount, watching only that namespace), the audit log, and the
+//! waits on the cluster every such test needs.
 //!
-//! Waiting has two shapes only, both from `trussium_e2e`: [`wait_for`] (until
+//! Waiting has two shapes only (both from this crate): [`wait_for`] (until
 //! the final state shows; a fast controller may skip an intermediate state,
 //! so nothing here waits for one) and [`holds_for`] (a bounded window in
 //! which something must not happen).
@@ -20,26 +21,13 @@ use kube::api::{ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, Resource, ResourceExt};
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{
-    Audit, AuditEvent, AuditMark, OPERATOR_USER, Operator, TestNamespace, admin_kubeconfig_path,
-    holds_for, kubectl_path, require_cluster, wait_for,
-};
-
 use trussium_operator::references::referenced_secrets;
 
-use crate::operator_support::{condition, condition_summary};
-use crate::status_support::{Expect, SeenEvent};
-
-pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
-pub type TestResult = Result<(), BoxError>;
-
-/// Long enough for a rollout on KWOK (pods ready in about a second) with
-/// several tests and their operators sharing two cores.
-pub const CONVERGE: Duration = Duration::from_secs(90);
-/// How long Events may lag behind the status write that recorded them.
-pub const EVENTS_LAG: Duration = Duration::from_secs(30);
-/// The window of every "no more Events, no more writes" check.
-pub const EVENTS_QUIET: Duration = Duration::from_secs(5);
+use crate::{
+    Audit, AuditEvent, AuditMark, BoxError, CONVERGE, EVENTS_LAG, Error, Kubectl, OPERATOR_USER,
+    Operator, QUIET_AFTER_SETTLING, SeenEvent, TestNamespace, TestResult, condition,
+    condition_summary, describe_events, holds_for, kubectl, pairs, require_cluster, wait_for,
+};
 
 /// One test's world: its namespace, its operator and the audit log.
 pub struct Harness {
@@ -66,7 +54,7 @@ impl std::ops::Deref for Mark {
 /// `operator_args`); afterwards stops the operator and deletes the
 /// namespace. When the body fails (error or panic) the operator's log is
 /// printed first.
-pub async fn run<F>(prefix: &str, operator_args: &[&str], body: F) -> TestResult
+pub async fn with_operator<F>(prefix: &str, operator_args: &[&str], body: F) -> TestResult
 where
     F: AsyncFnOnce(&mut Harness) -> TestResult,
 {
@@ -100,31 +88,6 @@ where
         Ok(result) => result,
         Err(panic) => std::panic::resume_unwind(panic),
     }
-}
-
-/// `Err` with `message` unless `ok`.
-pub fn ensure(ok: bool, message: impl Into<String>) -> TestResult {
-    if ok {
-        Ok(())
-    } else {
-        Err(message.into().into())
-    }
-}
-
-/// `(type, reason)` of each Event, for comparisons.
-pub fn pairs(events: &[SeenEvent]) -> Vec<(&str, &str)> {
-    events
-        .iter()
-        .map(|e| (e.type_.as_str(), e.reason.as_str()))
-        .collect()
-}
-
-fn describe_events(events: &[SeenEvent]) -> String {
-    events
-        .iter()
-        .map(|e| format!("{} {} — {}", e.type_, e.reason, e.note))
-        .collect::<Vec<_>>()
-        .join("\n  ")
 }
 
 impl Harness {
@@ -294,32 +257,6 @@ impl Harness {
             .await
     }
 
-    /// Waits until the runtime shows exactly `expect` (all conditions, every
-    /// observedGeneration equal to metadata.generation, every field) and
-    /// returns it. On timeout the error lists what still differs.
-    pub async fn settle(&self, name: &str, expect: &Expect) -> Result<TrussiumRuntime, BoxError> {
-        let mut last = String::new();
-        let result = wait_for(
-            &format!("runtime {name} to settle ({})", expect.label),
-            CONVERGE,
-            async || {
-                let rt = self.get(name).await?;
-                let problems = expect.mismatches(&rt, self.namespace());
-                if problems.is_empty() {
-                    return Ok(Some(rt));
-                }
-                last = format!(
-                    "{}\nstatus: {}",
-                    problems.join("\n  "),
-                    serde_json::to_string_pretty(&rt.status)?
-                );
-                Ok(None)
-            },
-        )
-        .await;
-        result.map_err(|e| format!("{e}:\n  {last}").into())
-    }
-
     /// Waits until an object exists and `check` accepts it.
     pub async fn wait_object<K>(
         &self,
@@ -460,7 +397,7 @@ impl Harness {
         })
     }
 
-    /// Over [`EVENTS_QUIET`], the Events about `rt` stay exactly `expected`.
+    /// Over [`QUIET_AFTER_SETTLING`], the Events about `rt` stay exactly `expected`.
     pub async fn events_stay(
         &self,
         rt: &TrussiumRuntime,
@@ -469,7 +406,7 @@ impl Harness {
         let uid = rt.uid().ok_or("runtime without uid")?;
         holds_for(
             &format!("the Events about {} to stay {expected:?}", rt.name_any()),
-            EVENTS_QUIET,
+            QUIET_AFTER_SETTLING,
             async || {
                 let seen = self.events_of(&uid).await?;
                 let got = pairs(&seen);
@@ -634,28 +571,29 @@ impl Harness {
         Ok(())
     }
 
-    /// Over [`EVENTS_QUIET`] from `mark`: the operator neither reconciles (no
+    /// Over [`QUIET_AFTER_SETTLING`] from `mark`: the operator neither reconciles (no
     /// check of Secret `secret`) nor writes anything in the namespace.
     pub async fn stays_idle(&self, secret: &str, mark: &Mark) -> TestResult {
-        holds_for("the operator to stay idle", EVENTS_QUIET, async || {
-            self.audit.settle().await?;
-            let writes = self.operator_writes(mark).await?;
-            let checks = self.secret_checks(secret, mark).await?;
-            Ok((!writes.is_empty() || checks > 0)
-                .then(|| format!("it reconciled {checks} times and wrote {writes:?}")))
-        })
+        holds_for(
+            "the operator to stay idle",
+            QUIET_AFTER_SETTLING,
+            async || {
+                self.audit.settle().await?;
+                let writes = self.operator_writes(mark).await?;
+                let checks = self.secret_checks(secret, mark).await?;
+                Ok((!writes.is_empty() || checks > 0)
+                    .then(|| format!("it reconciled {checks} times and wrote {writes:?}")))
+            },
+        )
         .await?;
         Ok(())
     }
 
-    /// Runs the real kubectl as the admin in this namespace.
-    pub async fn kubectl(&self, args: &[&str]) -> Result<std::process::Output, BoxError> {
-        Ok(tokio::process::Command::new(kubectl_path())
-            .env("KUBECONFIG", admin_kubeconfig_path())
-            .arg("--namespace")
-            .arg(self.namespace())
-            .args(args)
-            .output()
-            .await?)
+    /// Runs the real kubectl as the admin in this namespace, without a limit
+    /// on one request: `kubectl wait` watches for as long as its `--timeout`.
+    pub async fn kubectl(&self, args: &[&str]) -> Result<Kubectl, Error> {
+        let mut all = vec!["--namespace", self.namespace(), "--request-timeout=0"];
+        all.extend_from_slice(args);
+        kubectl(&all, None).await
     }
 }

@@ -27,13 +27,9 @@
 //! Prints a block of lines per N (scripts read the first ones: keep them) and
 //! a Markdown table of every N at the end.
 
-#[path = "operator/cpu.rs"]
 mod cpu;
-#[path = "operator/figures.rs"]
 mod figures;
-#[path = "operator/manifests.rs"]
 mod manifests;
-#[path = "operator/watched.rs"]
 mod watched;
 
 use std::collections::BTreeMap;
@@ -46,7 +42,7 @@ use kube::api::{Patch, PatchParams};
 use tokio::time::Instant;
 use trussium_api::{TrussiumRuntime, condition_type, reason};
 use trussium_e2e::{
-    Audit, AuditMark, OPERATOR_USER, Operator, TestNamespace, admin_client, cluster_dir,
+    Audit, AuditMark, BoxError, OPERATOR_USER, Operator, TestNamespace, admin_client, cluster_dir,
     install_crd, kubectl_path, require_cluster,
 };
 
@@ -54,12 +50,14 @@ use figures::{Baseline, Converged, Figures, Requests};
 use manifests::runtime_name;
 use watched::Watched;
 
-pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+pub type Result<T> = std::result::Result<T, BoxError>;
 
 /// The operator's resync in the benchmark: three within the idle minute.
 const RESYNC_ARG: &str = "--resync-seconds=20";
 const IDLE: Duration = Duration::from_secs(60);
-const QUIET: Duration = Duration::from_secs(10);
+/// After a converge: the window whose writes are counted (a converged
+/// operator should write nothing), and the pause before RSS is read.
+const SETTLE: Duration = Duration::from_secs(10);
 
 #[tokio::main]
 async fn main() -> Result<()> {
@@ -137,7 +135,7 @@ async fn baseline(n: usize, streams: usize) -> Result<Baseline> {
             .await?;
         let time = started.elapsed();
         let cpu = cpu::spent(&cpu_before, &cpu::sample(&cluster_dir(), None));
-        Ok::<_, Box<dyn std::error::Error>>(Baseline {
+        Ok::<_, BoxError>(Baseline {
             streams,
             time,
             kubectl,
@@ -172,10 +170,10 @@ async fn full_run(n: usize, figures: &mut Figures) -> Result<()> {
         figures.latency = latencies(&deployments.firsts(), &watched_runtimes.firsts());
 
         let quiet = audit.mark();
-        tokio::time::sleep(QUIET).await;
+        tokio::time::sleep(SETTLE).await;
         audit.settle().await?;
         figures.quiet_writes = writes_by_resource(&audit, &quiet, &ns.name)?;
-        tokio::time::sleep(IDLE - QUIET).await;
+        tokio::time::sleep(IDLE - SETTLE).await;
         audit.settle().await?;
         figures.idle_requests = requests_by_verb(&audit, &quiet, &ns.name)?;
         figures.rss = operator.pid().and_then(|pid| memory_kib(pid, "VmRSS"));
@@ -230,10 +228,10 @@ async fn full_run(n: usize, figures: &mut Figures) -> Result<()> {
         watched_runtimes
             .wait_for("Ready with Secrets", n, timeout(n), runtime_ready)
             .await?;
-        tokio::time::sleep(QUIET).await;
+        tokio::time::sleep(SETTLE).await;
         figures.rss_with_secrets = operator.pid().and_then(|pid| memory_kib(pid, "VmRSS"));
         figures.peak_rss_with_secrets = operator.pid().and_then(|pid| memory_kib(pid, "VmHWM"));
-        Ok::<_, Box<dyn std::error::Error>>(())
+        Ok::<_, BoxError>(())
     }
     .await;
     delete_namespace(ns).await;
