@@ -82,7 +82,7 @@ bench-plugin: ## kubectl trussium status vs kubectl get, for 1 and 1000 runtimes
 DURATION ?= 30m
 .PHONY: soak
 soak: ## Two replicas (release) under a seeded churn with failovers, against the running local cluster (DURATION=30m, SOAK_SEED=)
-	@cargo build --quiet --release -p trussium-operator -p trussium-e2e --bin trussium-soak
+	@cargo build --quiet --release --bin trussium-operator --bin trussium-soak
 	@SOAK_DURATION=$(DURATION) TRUSSIUM_OPERATOR_BIN=$(CURDIR)/target/release/trussium-operator \
 		target/release/trussium-soak
 

@@ -97,7 +97,7 @@ phase "workspace build" cargo test --workspace --no-run
 # Cluster tests may run the binaries (operator, plugin).
 phase "binaries build" cargo build --workspace --bins
 # The soak runs the operator as shipped (see the soak phase).
-phase "release build" cargo build --release -p trussium-operator -p trussium-e2e --bin trussium-soak
+phase "release build" cargo build --release --bin trussium-operator --bin trussium-soak
 # The container test's image: a dev build of the static binary (cheaper than
 # make image's release build; the musl target dir is cached in ~/.cache).
 export TRUSSIUM_TEST_IMAGE=$TRUSSIUM_ROOT/target/image/oci:test
