@@ -89,6 +89,13 @@ bench: ## Both benchmarks at 100 and 1000 runtimes, against the running local cl
 bench-plugin: ## kubectl trussium status vs kubectl get, for 1 and 1000 runtimes
 	scripts/bench.sh
 
+DURATION ?= 30m
+.PHONY: soak
+soak: ## Two replicas (release) under a seeded churn with failovers, against the running local cluster (DURATION=30m, SOAK_SEED=)
+	@cargo build --quiet --release --bin trussium-operator --bin trussium-soak
+	@SOAK_DURATION=$(DURATION) TRUSSIUM_OPERATOR_BIN=$(CURDIR)/target/release/trussium-operator \
+		target/release/trussium-soak
+
 BENCH_RUNTIMES ?= 100
 .PHONY: bench-operator
 bench-operator: ## Operator against kubectl apply: time to Ready, requests, idle, RSS, latency, concurrency (BENCH_RUNTIMES="100")

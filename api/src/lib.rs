@@ -6,6 +6,7 @@ pub mod duration;
 pub mod image;
 pub mod labels;
 pub mod operator;
+pub mod pod_security;
 pub mod runtime;
 pub mod status;
 

@@ -53,7 +53,7 @@ pub use events::{
     events_by_runtime, pairs,
 };
 pub use harness::{Harness, Mark, with_operator};
-pub use kubectl::{KUBECTL_REQUEST_TIMEOUT, Kubectl, kubectl, kubectl_ok, kubectl_path};
+pub use kubectl::{KUBECTL_REQUEST_TIMEOUT, Kubectl, kubectl, kubectl_ok, kubectl_path, kustomize};
 pub use lease::{lease_holder, lease_spec, wait_for_holder};
 pub use metrics::{metric, reconciles};
 pub use namespace::{TEST_NAMESPACE_LABEL, TestNamespace};

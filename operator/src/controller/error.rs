@@ -26,6 +26,23 @@ pub enum Error {
     Stopping,
 }
 
+impl Error {
+    /// Whether the API server refused the request because the runtime's
+    /// namespace is being deleted (see [`super::terminating`]).
+    pub fn refused_for_namespace_deletion(&self) -> bool {
+        match self {
+            Error::WriteStatus(source)
+            | Error::ReadRuntime(source)
+            | Error::Publish { source, .. } => {
+                super::terminating::refused_for_namespace_deletion(source)
+            }
+            Error::Unanswered(_) | Error::RefusedOnce(_) | Error::NoNamespace | Error::Stopping => {
+                false
+            }
+        }
+    }
+}
+
 /// A one-line, human message for a Kubernetes client error: the API server's
 /// own message when there is one (it names the object and the problem).
 pub fn one_line(err: &kube::Error) -> String {

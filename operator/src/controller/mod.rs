@@ -10,6 +10,7 @@ mod publish;
 mod reconcile;
 mod refusals;
 mod report;
+mod terminating;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;

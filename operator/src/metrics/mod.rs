@@ -1,7 +1,8 @@
 //! Prometheus metrics: controller-runtime's names, which Kubernetes users
 //! already chart, the process metrics of every client library, plus ours:
 //! each runtime's conditions and runtimes by Ready status (from the cache),
-//! Events by reason, API requests by kind, verb and answer, the build.
+//! Events by reason, API requests by kind, verb and answer, tasks alive, the
+//! build.
 //!
 //! The alerts and the dashboard (`charts/trussium-operator/`, `deploy/`) are
 //! written against these names; a test checks every name they use against a
@@ -11,6 +12,7 @@ mod api_requests;
 #[cfg(target_os = "linux")]
 mod process;
 mod runtimes;
+mod tasks;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -205,6 +207,7 @@ impl Metrics {
                 result: result.label().into(),
             });
         }
+        registry.register_collector(Box::new(tasks::AliveTasks));
         Metrics {
             inner: Arc::new(Inner {
                 registry: Mutex::new(registry),
