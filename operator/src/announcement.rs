@@ -74,11 +74,9 @@ pub fn event_name(name: &str, uid: &str, sequence: i64, reason: Reason) -> Strin
         // A separator no part contains: ("ab","c") and ("a","bc") differ.
         hash.write(&[0]);
     }
-    let mut prefix: &str = name;
-    if prefix.len() > MAX_NAME - SUFFIX {
-        // Names are ASCII (a DNS subdomain), so any byte is a boundary.
-        prefix = prefix.get(..MAX_NAME - SUFFIX).unwrap_or(prefix);
-    }
+    // Names are ASCII (a DNS subdomain), so any byte is a boundary; a name
+    // that is short enough has no such prefix and stays whole.
+    let prefix = name.get(..MAX_NAME - SUFFIX).unwrap_or(name);
     let prefix = prefix.trim_end_matches(['.', '-']);
     format!("{prefix}.{:016x}", hash.finish())
 }
