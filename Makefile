@@ -67,6 +67,16 @@ demo: ## Local cluster + operator + sample runtime, then `kubectl trussium statu
 test: ## The whole test suite: unit tests and cluster tests on a fresh local cluster
 	tests/run.sh
 
+# What is mutated and which tests run: .cargo/mutants.toml. In place: no copy
+# of the tree and no second target dir, but the sources are mutated while it
+# runs (Ctrl-C puts them back), so edit elsewhere meanwhile.
+MUTANTS_ARGS ?=
+.PHONY: mutants
+mutants: ## Mutation testing of the pure core, niced (for people, not CI: hours; MUTANTS_ARGS=--in-diff=FILE for a change)
+	@mkdir -p target/mutants
+	tool=$$(scripts/tool.sh cargo-mutants) && \
+	  nice -n 19 "$$tool" mutants --in-place --output target/mutants $(MUTANTS_ARGS)
+
 .PHONY: test-repeat
 test-repeat: ## make test N times in a row (N=5) on fresh clusters; stops at the first failure
 	@mkdir -p target; for i in $$(seq $(N)); do \
