@@ -25,8 +25,6 @@
 //! whose pods could never start is better refused at `kubectl apply` than
 //! reported later.
 
-use crate::operator::RUNTIME_CONTAINER;
-
 /// Prefix of the deprecated AppArmor annotation keys (one per container).
 pub const APPARMOR_ANNOTATION_PREFIX: &str = "container.apparmor.security.beta.kubernetes.io/";
 
@@ -44,6 +42,7 @@ pub const SECCOMP_CEL: &str = "self.all(k, k != 'seccomp.security.alpha.kubernet
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::operator::RUNTIME_CONTAINER;
 
     #[test]
     fn the_rules_name_the_runtime_container_and_the_prefix() {

@@ -239,7 +239,9 @@ mod tests {
         let observed = with_hash(json!({"spec": {"replicas": 2}}), "h1");
         assert_eq!(
             difference(&desired, &observed).as_deref(),
-            Some("/metadata/annotations/runtime.trussium.io~1applied-hash (what the operator applies changed)")
+            Some(
+                "/metadata/annotations/runtime.trussium.io~1applied-hash (what the operator applies changed)"
+            )
         );
     }
 

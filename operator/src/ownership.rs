@@ -375,8 +375,8 @@ mod tests {
             ]},
             "spec": {"sets": [[1, 2]]},
         });
-        let entries = take_over_list(&observed, "/spec/sets/0", "trussium-operator")
-            .unwrap_or_default();
+        let entries =
+            take_over_list(&observed, "/spec/sets/0", "trussium-operator").unwrap_or_default();
         assert_eq!(entries.len(), 1, "{entries:#?}");
         assert_eq!(
             entries[0]["fieldsV1"],

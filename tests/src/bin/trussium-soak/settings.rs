@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use trussium_operator::leader::parse_duration;
+use trussium_api::duration;
 
 /// How long the churn runs (`make soak DURATION=` sets it).
 pub const DURATION_ENV: &str = "SOAK_DURATION";
@@ -35,7 +35,7 @@ pub fn parse(duration: Option<&str>, seed: Option<&str>, fresh: u64) -> Result<S
         .filter(|d| !d.is_empty())
         .unwrap_or(DEFAULT_DURATION);
     let duration =
-        parse_duration(given).map_err(|e| format!("DURATION: {e}, e.g. DURATION=30m"))?;
+        duration::parse(given).map_err(|e| format!("DURATION: {e}, e.g. DURATION=30m"))?;
     if duration < SHORTEST {
         return Err(format!(
             "DURATION: {given} is shorter than the shortest soak, {}s",
