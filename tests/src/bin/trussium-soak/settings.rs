@@ -34,8 +34,7 @@ pub fn parse(duration: Option<&str>, seed: Option<&str>, fresh: u64) -> Result<S
     let given = duration
         .filter(|d| !d.is_empty())
         .unwrap_or(DEFAULT_DURATION);
-    let duration =
-        duration::parse(given).map_err(|e| format!("DURATION: {e}, e.g. DURATION=30m"))?;
+    let duration = duration::parse(given).map_err(|e| format!("DURATION: {e}"))?;
     if duration < SHORTEST {
         return Err(format!(
             "DURATION: {given} is shorter than the shortest soak, {}s",
@@ -87,7 +86,11 @@ mod tests {
     #[test]
     fn bad_input_is_one_line_naming_the_setting() {
         for (duration, seed, expected) in [
-            (Some("soon"), None, "DURATION: 'soon' is not a duration"),
+            (
+                Some("soon"),
+                None,
+                "DURATION: invalid duration \"soon\": use a number with a unit",
+            ),
             (Some("30"), None, "shorter than the shortest soak"),
             (Some("3m"), Some("x42"), "SOAK_SEED: 'x42' is not a number"),
             (Some("3m"), Some("-1"), "SOAK_SEED: '-1' is not a number"),
