@@ -5,9 +5,10 @@
 # clones (CI) reuse it:
 #
 #   Go tools   tools/<name>/go.mod (+ go.sum): a module of ours whose `tool`
-#              line names the command's package; optional tools/<name>/ldflags
+#              line names the command's package (or the module's own, when
+#              tools/<name>/*.go wraps a library); optional tools/<name>/ldflags
 #              (stamps the version). Built with the machine's Go toolchain from
-#              the Go module proxy, keyed by go.mod and go.sum.
+#              the Go module proxy, keyed by go.mod, go.sum and those files.
 #   Rust tools tools/<name>.crate: one line "<crate> <version>", installed with
 #              `cargo install --locked`, keyed by that line and rustc's version.
 #
@@ -58,7 +59,9 @@ if [ -f "$dir/go.mod" ]; then
   binary=${package##*/}
   ldflags=""
   [ -f "$dir/ldflags" ] && ldflags=$(tr '\n' ' ' <"$dir/ldflags")
-  key=$(cat "$dir/go.mod" "$dir/go.sum" "$dir/ldflags" 2>/dev/null | sha256sum | cut -c1-12)
+  # (Sorted: go.mod, go.sum, any *.go, ldflags; only those that exist.)
+  key=$(find "$dir" -maxdepth 1 -type f \( -name go.mod -o -name go.sum -o -name '*.go' -o -name ldflags \) |
+    sort | xargs cat | sha256sum | cut -c1-12)
   out=$cache/tools/$name-$key
   go_build() {
     (cd "$dir" && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod \
