@@ -96,15 +96,18 @@ phase "krew" "$here/krew/build.sh"
 phase "workspace build" cargo test --workspace --no-run
 # Cluster tests may run the binaries (operator, plugin).
 phase "binaries build" cargo build --workspace --bins
-# The container test's image: a dev build of the static binary (cheaper than
-# make image's release build; the musl target dir is cached in ~/.cache).
-export TRUSSIUM_TEST_IMAGE=$TRUSSIUM_ROOT/target/image/oci:test
-phase "test image" env IMAGE_PROFILE=dev IMAGE_DIR="$TRUSSIUM_ROOT/target/image" IMAGE_TAG=test \
-  "$TRUSSIUM_ROOT/scripts/image.sh"
-# The plugin for all five release platforms, cheaply (dev without debuginfo),
-# into a target dir cached outside the checkout; the release tests read it.
+# The release's tools: the SBOM generator, oras (make publish) and a local
+# registry to publish to (cached per machine by version; a phase of their own
+# so that a cold build shows its cost).
+release_tools() { local t; for t in cargo-cyclonedx oras registry; do scripts/tool.sh "$t" >/dev/null; done; }
+phase "release tools" release_tools
+# The release bundle as make release writes it (the plugin for five
+# platforms, the operator image index for two, SBOMs), cheaply (dev without
+# debuginfo), into a target dir cached outside the checkout. The release,
+# image and container tests read this one bundle.
 phase "cross tools" scripts/cross-tools.sh --qemu
-phase "release bundle" env PROFILE=cross-check DIST_DIR="$TRUSSIUM_ROOT/target/e2e/release-dist" \
+export TRUSSIUM_RELEASE_DIST=$TRUSSIUM_ROOT/target/e2e/release-dist
+phase "release bundle" env PROFILE=cross-check DIST_DIR="$TRUSSIUM_RELEASE_DIST" \
   scripts/release.sh
 # A fresh cluster: stop one left running (make cluster-up) first.
 phase "cluster down (stale)" "$here/cluster/down.sh"

@@ -11,7 +11,9 @@ mod crd;
 mod deployment;
 mod error;
 mod namespace;
+pub mod oci;
 mod operator;
+mod release;
 mod token;
 mod wait;
 
@@ -30,6 +32,10 @@ pub use error::Error;
 pub use namespace::{TEST_NAMESPACE_LABEL, TestNamespace};
 pub use operator::{
     OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, Operator, install, operator_binary,
+};
+pub use release::{
+    LockedCrate, RELEASE_DIST_ENV, VERSION, binary_kind, cargo_lock, crates_named_in,
+    image_archive, release_dist,
 };
 pub use token::{
     client_as_service_account, kubeconfig_for_service_account, service_account_username,

@@ -3,6 +3,7 @@
 //! Each test starts an operator that watches only the test's namespace, so
 //! tests run in parallel without two operators fighting over one runtime.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -64,6 +65,9 @@ pub fn operator_binary() -> PathBuf {
 /// A running operator process; killed when dropped.
 pub struct Operator {
     child: Child,
+    /// The program and its leading arguments: the operator binary, or e.g.
+    /// qemu-user and a binary of another CPU.
+    command: Vec<OsString>,
     namespace: String,
     args: Vec<String>,
     kubeconfig: PathBuf,
@@ -94,6 +98,37 @@ impl Operator {
         namespace: &str,
         args: &[&str],
     ) -> Result<Operator, Error> {
+        let command = vec![operator_binary().into_os_string()];
+        Self::start_command(admin, &command, account_namespace, account, namespace, args).await
+    }
+
+    /// Like [`Operator::start`], but running `command` (a program and its
+    /// leading arguments) in place of the workspace's operator binary.
+    pub async fn start_program(
+        admin: &Client,
+        command: &[OsString],
+        namespace: &str,
+        args: &[&str],
+    ) -> Result<Operator, Error> {
+        Self::start_command(
+            admin,
+            command,
+            OPERATOR_NAMESPACE,
+            OPERATOR_SERVICE_ACCOUNT,
+            namespace,
+            args,
+        )
+        .await
+    }
+
+    async fn start_command(
+        admin: &Client,
+        command: &[OsString],
+        account_namespace: &str,
+        account: &str,
+        namespace: &str,
+        args: &[&str],
+    ) -> Result<Operator, Error> {
         install(admin).await?;
         let dir = repo_root().join("target").join("e2e");
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
@@ -101,9 +136,11 @@ impl Operator {
         kubeconfig_for_service_account(admin, account_namespace, account, &kubeconfig).await?;
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         let log = dir.join(format!("{namespace}.operator.log"));
-        let child = spawn(&kubeconfig, namespace, &args, &log)?;
+        let command = command.to_vec();
+        let child = spawn(&command, &kubeconfig, namespace, &args, &log)?;
         Ok(Operator {
             child,
+            command,
             namespace: namespace.to_string(),
             args,
             kubeconfig,
@@ -116,7 +153,13 @@ impl Operator {
     /// one with the same settings.
     pub async fn crash_and_restart(&mut self) -> Result<(), Error> {
         let _ = self.child.kill().await;
-        self.child = spawn(&self.kubeconfig, &self.namespace, &self.args, &self.log)?;
+        self.child = spawn(
+            &self.command,
+            &self.kubeconfig,
+            &self.namespace,
+            &self.args,
+            &self.log,
+        )?;
         Ok(())
     }
 
@@ -129,7 +172,13 @@ impl Operator {
     /// same settings: what a restart of the operator looks like.
     pub async fn restart(&mut self) -> Result<(), Error> {
         self.stop().await;
-        self.child = spawn(&self.kubeconfig, &self.namespace, &self.args, &self.log)?;
+        self.child = spawn(
+            &self.command,
+            &self.kubeconfig,
+            &self.namespace,
+            &self.args,
+            &self.log,
+        )?;
         Ok(())
     }
 
@@ -230,11 +279,20 @@ fn without_colours(text: &str) -> String {
     out
 }
 
-fn spawn(kubeconfig: &Path, namespace: &str, args: &[String], log: &Path) -> Result<Child, Error> {
-    let binary = operator_binary();
+fn spawn(
+    command: &[OsString],
+    kubeconfig: &Path,
+    namespace: &str,
+    args: &[String],
+    log: &Path,
+) -> Result<Child, Error> {
+    let (program, leading) = command
+        .split_first()
+        .ok_or_else(|| Error::Check("no operator command".into()))?;
+    let binary = Path::new(program);
     if !binary.exists() {
         return Err(Error::io(
-            &binary,
+            binary,
             std::io::Error::new(
                 std::io::ErrorKind::NotFound,
                 "operator binary not built: run `cargo build -p trussium-operator`",
@@ -247,7 +305,8 @@ fn spawn(kubeconfig: &Path, namespace: &str, args: &[String], log: &Path) -> Res
         .open(log)
         .map_err(|e| Error::io(log, e))?;
     let err = out.try_clone().map_err(|e| Error::io(log, e))?;
-    Command::new(&binary)
+    Command::new(binary)
+        .args(leading)
         .arg(format!("--namespace={namespace}"))
         .args(quiet_defaults(args))
         .args(args)
@@ -263,7 +322,7 @@ fn spawn(kubeconfig: &Path, namespace: &str, args: &[String], log: &Path) -> Res
         .stderr(err)
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| Error::io(&binary, e))
+        .map_err(|e| Error::io(binary, e))
 }
 
 #[cfg(test)]

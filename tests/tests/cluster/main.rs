@@ -22,6 +22,7 @@ mod faults;
 mod operator_autoscaling;
 mod operator_cache;
 mod operator_drift;
+mod operator_image;
 mod operator_leader;
 mod operator_probes;
 mod operator_resources;

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    Error, TestNamespace, admin_kubeconfig_path, kubectl_path, repo_root, require_cluster,
+    Error, TestNamespace, admin_kubeconfig_path, kubectl_path, release_dist, repo_root,
+    require_cluster,
 };
 
 use crate::plugin_support::*;

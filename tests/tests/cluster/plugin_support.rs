@@ -85,41 +85,6 @@ pub fn plugin_dir() -> Result<PathBuf, Error> {
     })
 }
 
-/// The release bundle as `make release` writes it (scripts/release.sh), built
-/// once per test binary with the cheap `cross-check` profile (make test has
-/// built it already; the cross target dir is cached outside the checkout).
-/// `TRUSSIUM_RELEASE_PROFILE` picks another profile.
-pub fn release_dist() -> Result<PathBuf, Error> {
-    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let dist = repo_root().join("target").join("e2e").join("release-dist");
-    let built = BUILT.get_or_init(|| {
-        let profile =
-            std::env::var("TRUSSIUM_RELEASE_PROFILE").unwrap_or_else(|_| "cross-check".into());
-        let script = repo_root().join("scripts/release.sh");
-        let out = std::process::Command::new(&script)
-            .current_dir(repo_root())
-            .env("PROFILE", profile)
-            .env("DIST_DIR", &dist)
-            .env_remove("RELEASE_BASE_URL")
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("{}: {e}", script.display()))?;
-        if !out.status.success() {
-            return Err(format!(
-                "{} failed ({}):\n{}",
-                script.display(),
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        Ok(dist.clone())
-    });
-    built.clone().map_err(|e| Error::Io {
-        path: repo_root().join("scripts/release.sh"),
-        source: std::io::Error::other(e),
-    })
-}
-
 /// PATH with the plugin, the kubectl completion helper and kubectl 1.36 first.
 pub fn path_with(dirs: &[PathBuf]) -> OsString {
     let mut all: Vec<PathBuf> = dirs.to_vec();
