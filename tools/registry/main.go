@@ -3,6 +3,8 @@
 // the OCI 1.1 referrers API turned on (crane's `registry serve` leaves it
 // off). It listens on 127.0.0.1 at the port given (0: any free one), prints
 // "serving on <address>" once it accepts connections, and runs until killed.
+// (Its referrers API reports a referrer's config media type as the
+// artifactType, not the manifest's artifactType field.)
 //
 //	registry [port]
 package main
