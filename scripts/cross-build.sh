@@ -7,9 +7,10 @@
 #
 # The cargo target dir is shared by every checkout and outlives fresh clones
 # (CI), so compiled dependencies are reused: the plugin's linux builds and
-# the operator's share most of theirs. A lock held from the build until the
-# copies are made keeps two callers from getting each other's binary (cargo
-# locks the target dir only while it builds).
+# the operator's share most of theirs. Two callers never get each other's
+# binary: a lock is held from the build until the copies are made (cargo
+# locks the target dir only while it builds), and the workspace's own crates
+# are rebuilt when another checkout built last.
 #
 # Environment:
 #   PROFILE           cargo profile (default: release; make test: cross-check)
@@ -35,6 +36,9 @@ for v in $(compgen -e); do
   esac
 done
 
+# shellcheck source=need.sh
+source "$root/scripts/need.sh"
+need jq jq
 tools=$("$root/scripts/cross-tools.sh")
 export PATH="$tools:$PATH"
 # This Zig, not another one found through Python.
@@ -49,6 +53,20 @@ fi
 
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
+# Cargo tells freshness by mtimes and names the workspace's crates by their
+# path inside the workspace: right after a build from another checkout, this
+# checkout's crates pass as fresh when their files are older, whatever they
+# hold. So the workspace's own crates are built again after another
+# checkout's build; dependencies stay shared.
+stamp=$target_dir/.last-checkout
+if [ "$(cat "$stamp" 2>/dev/null)" != "$root" ]; then
+  members=()
+  for m in $(cargo metadata --format-version 1 --no-deps --locked | jq -r '.packages[].name'); do
+    members+=(-p "$m")
+  done
+  CARGO_TARGET_DIR=$target_dir cargo clean --quiet --profile "$profile" "${targets[@]}" "${members[@]}"
+  echo "$root" >"$stamp"
+fi
 started=$SECONDS
 echo "building $package ($profile) for $* into $target_dir" >&2
 CARGO_TARGET_DIR=$target_dir cargo zigbuild --locked --profile "$profile" \
