@@ -58,15 +58,17 @@ for t in "$@"; do targets+=(--target "$t"); done
 # checkout's crates pass as fresh when their files are older, whatever they
 # hold. So the workspace's own crates are built again after another
 # checkout's build; dependencies stay shared.
-stamp=$target_dir/.last-checkout
-if [ "$(cat "$stamp" 2>/dev/null)" != "$root" ]; then
-  members=()
-  for m in $(cargo metadata --format-version 1 --no-deps --locked | jq -r '.packages[].name'); do
-    members+=(-p "$m")
-  done
-  CARGO_TARGET_DIR=$target_dir cargo clean --quiet --profile "$profile" "${targets[@]}" "${members[@]}"
-  echo "$root" >"$stamp"
-fi
+members=()
+for m in $(cargo metadata --format-version 1 --no-deps --locked | jq -r '.packages[].name'); do
+  members+=(-p "$m")
+done
+for t in "$@"; do
+  stamp=$target_dir/.last-checkout-$t-$profile
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$root" ]; then
+    CARGO_TARGET_DIR=$target_dir cargo clean --quiet --profile "$profile" --target "$t" "${members[@]}"
+    echo "$root" >"$stamp"
+  fi
+done
 started=$SECONDS
 echo "building $package ($profile) for $* into $target_dir" >&2
 CARGO_TARGET_DIR=$target_dir cargo zigbuild --locked --profile "$profile" \
