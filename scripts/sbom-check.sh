@@ -28,8 +28,9 @@ everything=$(jq -r '(.metadata.component, .components[]?) | "\(.name) \(.version
 [ -n "$compiled" ] || { echo "sbom-check: cargo tree found nothing for $package on $target" >&2; exit 1; }
 
 status=0
+# (comm: the lines of its first input missing from its second; both sorted.)
 while read -r name version; do
-  grep -qxF "$name $version" <<<"$listed" && continue
+  [ -n "$name" ] || continue
   if grep -qxF "$name $version" <<<"$everything"; then
     listed_as="lists it as excluded (used only to build)"
   else
@@ -39,11 +40,11 @@ while read -r name version; do
   fi
   echo "sbom-check: $sbom: crate $name $version (Cargo.lock) is compiled into $package for $target, but the SBOM $listed_as" >&2
   status=1
-done <<<"$compiled"
+done < <(comm -23 <(echo "$compiled") <(echo "$listed"))
 while read -r name version; do
-  grep -qxF "$name $version" <<<"$locked" && continue
+  [ -n "$name" ] || continue
   echo "sbom-check: $sbom: crate $name $version is not in Cargo.lock" >&2
   status=1
-done <<<"$everything"
+done < <(comm -23 <(echo "$everything") <(echo "$locked"))
 [ "$status" -eq 0 ] && echo "sbom-check: $sbom lists the $(wc -l <<<"$compiled") crates compiled into $package for $target" >&2
 exit "$status"
