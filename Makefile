@@ -16,17 +16,27 @@ build: ## Build the operator and the plugin
 	cargo build --workspace --bins
 
 .PHONY: generate
-generate: ## Regenerate crds/ and completions/ from the code
+generate: ## Regenerate crds/, completions/, the chart's copies and values table, deploy/'s alerts and dashboard, the plugin's install manifests, the manual's reference pages and man pages
 	UPDATE_GENERATED=1 cargo test -p trussium-api --test crd
 	UPDATE_GENERATED=1 cargo test -p kubectl-trussium --test completions
+	UPDATE_GENERATED=1 cargo test -p trussium-e2e --test chart -- --include-ignored surfaces:: readme::
+	@# The install manifests are `kubectl kustomize deploy/`: the control plane's kubectl.
+	tests/cluster/build.sh >/dev/null
+	UPDATE_GENERATED=1 cargo test -p trussium-e2e --test cluster the_embedded_install_manifests -- --include-ignored
+	UPDATE_GENERATED=1 cargo test -p trussium-docs --test generated
+
+.PHONY: docs
+docs: ## Build the manual (docs/) into target/docs and check its links and names
+	scripts/docs.sh
 
 .PHONY: crds
 crds: generate ## Alias of generate
 
 .PHONY: lint
-lint: ## cargo fmt --check, clippy -D warnings, actionlint over .github/workflows
+lint: ## cargo fmt --check, clippy -D warnings, helm lint --strict, actionlint over .github/workflows
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	"$$(scripts/tool.sh helm)" lint --strict charts/trussium-operator
 	"$$(scripts/tool.sh actionlint)" .github/workflows/*.yml
 
 .PHONY: control-plane
@@ -58,6 +68,16 @@ demo: ## Local cluster + operator + sample runtime, then `kubectl trussium statu
 test: ## The whole test suite: unit tests and cluster tests on a fresh local cluster
 	tests/run.sh
 
+# What is mutated and which tests run: .cargo/mutants.toml. In place: no copy
+# of the tree and no second target dir, but the sources are mutated while it
+# runs (Ctrl-C puts them back), so edit elsewhere meanwhile.
+MUTANTS_ARGS ?=
+.PHONY: mutants
+mutants: ## Mutation testing of the pure core, niced (for people, not CI: hours; MUTANTS_ARGS=--in-diff=FILE for a change)
+	@mkdir -p target/mutants
+	tool=$$(scripts/tool.sh cargo-mutants) && \
+	  nice -n 19 "$$tool" mutants --in-place --output target/mutants $(MUTANTS_ARGS)
+
 .PHONY: test-repeat
 test-repeat: ## make test N times in a row (N=5) on fresh clusters; stops at the first failure
 	@mkdir -p target; for i in $$(seq $(N)); do \
@@ -80,6 +100,13 @@ bench: ## Both benchmarks at 100 and 1000 runtimes, against the running local cl
 bench-plugin: ## kubectl trussium status vs kubectl get, for 1 and 1000 runtimes
 	scripts/bench.sh
 
+DURATION ?= 30m
+.PHONY: soak
+soak: ## Two replicas (release) under a seeded churn with failovers, against the running local cluster (DURATION=30m, SOAK_SEED=)
+	@cargo build --quiet --release --bin trussium-operator --bin trussium-soak
+	@SOAK_DURATION=$(DURATION) TRUSSIUM_OPERATOR_BIN=$(CURDIR)/target/release/trussium-operator \
+		target/release/trussium-soak
+
 BENCH_RUNTIMES ?= 100
 .PHONY: bench-operator
 bench-operator: ## Operator against kubectl apply: time to Ready, requests, idle, RSS, latency, concurrency (BENCH_RUNTIMES="100")
@@ -91,10 +118,14 @@ bench-operator: ## Operator against kubectl apply: time to Ready, requests, idle
 image: ## The operator image for linux/amd64 and linux/arm64 (one index, SBOMs attached) into dist/oci; prints sizes and digest
 	scripts/image.sh
 
+.PHONY: chart
+chart: ## The Helm chart package, dist/trussium-operator-<version>.tgz (same bytes for the same sources)
+	scripts/chart.sh
+
 RELEASE_BASE_URL ?=
 RELEASE_TAG ?=
 .PHONY: release
-release: ## dist/: plugin for 5 platforms, image index, SBOMs, chart, krew manifest, crds.yaml, install.yaml, SHA256SUMS
+release: ## dist/: plugin for 5 platforms (with man pages), image index, SBOMs, chart, krew manifest, crds.yaml, install.yaml, SHA256SUMS
 	RELEASE_BASE_URL=$(RELEASE_BASE_URL) RELEASE_TAG=$(RELEASE_TAG) scripts/release.sh
 
 .PHONY: publish

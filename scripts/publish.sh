@@ -3,8 +3,8 @@
 #   - the operator's image index (both platform images and their SBOM
 #     referrers) from trussium-operator_<version>.oci.tar to
 #     IMAGE_REPOSITORY:v<version>, with oras (tools/oras) `cp -r`;
-#   - the Helm chart, when the release has one, to CHART_REPOSITORY, with
-#     `helm push` (tools/helm).
+#   - the Helm chart, trussium-operator-<version>.tgz, to CHART_REPOSITORY,
+#     with `helm push` (tools/helm).
 # Credentials come from the Docker config (`docker login`, or the release
 # workflow's login step). Prints the index digest; under GitHub Actions the
 # step outputs `image` (the repository) and `image-digest` name what
@@ -30,7 +30,10 @@ archive=$dist/trussium-operator_$version.oci.tar
 # shellcheck source=need.sh
 source "$root/scripts/need.sh"
 need jq jq
-[ -f "$archive" ] || { echo "publish: $archive is missing; run make release first" >&2; exit 1; }
+chart=$dist/trussium-operator-$version.tgz
+for file in "$archive" "$chart"; do
+  [ -f "$file" ] || { echo "publish: $file is missing; run make release first" >&2; exit 1; }
+done
 digest=$(tar -xOf "$archive" index.json | jq -r --arg tag "$tag" \
   '.manifests[] | select(.annotations["org.opencontainers.image.ref.name"] == $tag) | .digest')
 [ -n "$digest" ] || { echo "publish: $archive has no index tagged $tag" >&2; exit 1; }
@@ -45,13 +48,10 @@ docker_config=${DOCKER_CONFIG:-$HOME/.docker}/config.json
 oras=$("$root/scripts/tool.sh" oras)
 "$oras" cp --recursive "${plain_oras[@]}" --from-oci-layout "$archive:$tag" "$image_repository:$tag" >&2
 
-chart=$dist/trussium-operator-$version.tgz
-if [ -f "$chart" ]; then
-  helm=$("$root/scripts/tool.sh" helm)
-  registry_config=()
-  [ -f "$docker_config" ] && registry_config=(--registry-config "$docker_config")
-  "$helm" push "${plain_helm[@]}" "${registry_config[@]}" "$chart" "$chart_repository" >&2
-fi
+helm=$("$root/scripts/tool.sh" helm)
+registry_config=()
+[ -f "$docker_config" ] && registry_config=(--registry-config "$docker_config")
+"$helm" push "${plain_helm[@]}" "${registry_config[@]}" "$chart" "$chart_repository" >&2
 
 echo "published $image_repository:$tag@$digest"
 if [ -n "${GITHUB_OUTPUT:-}" ]; then

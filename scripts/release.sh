@@ -4,12 +4,13 @@
 #   kubectl-trussium_<version>_<os>_<arch>.tar.gz     linux/amd64, linux/arm64,
 #                                                     darwin/amd64, darwin/arm64
 #   kubectl-trussium_<version>_windows_amd64.zip      (kubectl-trussium.exe)
+#     each with the LICENSE and the man pages (man/, from docs/man)
 #   kubectl-trussium_<version>_<os>_<arch>.cdx.json   the SBOM of each archive's binary
 #   trussium-operator_<version>.oci.tar               the operator image: an OCI layout
 #                    (tar) whose index v<version> holds linux/amd64 and linux/arm64,
 #                    each image with its SBOM attached as a referrer
 #   trussium-operator_<version>_linux_<arch>.cdx.json the images' SBOMs
-#   trussium-operator-<version>.tgz   the Helm chart, when charts/trussium-operator exists
+#   trussium-operator-<version>.tgz   the Helm chart (scripts/chart.sh)
 #   trussium.yaml     the krew manifest, every platform with its sha256
 #   crds.yaml         the CRD bundle
 #   install.yaml      the operator's install manifests (kubectl kustomize deploy/,
@@ -67,16 +68,18 @@ rm -rf "$dist" && mkdir -p "$dist"
 for p in "${platforms[@]}"; do
   platform=${p%% *}
   triple=${p#* }
-  exe="kubectl-trussium"
-  [ "${platform%_*}" = windows ] && exe="kubectl-trussium.exe"
+  exe=kubectl-trussium
+  [ "${platform%_*}" = windows ] && exe=kubectl-trussium.exe
   files=$stage/$platform
   mkdir -p "$files"
   install -m 0755 "$stage/bin/$triple/$exe" "$files/$exe"
   install -m 0644 LICENSE "$files/LICENSE"
+  install -d "$files/man" && install -m 0644 docs/man/*.1 "$files/man/"
   name="kubectl-trussium_${version}_${platform}"
   if [ "${platform%_*}" = windows ]; then
     # Reproducible zip: fixed order and times.
-    python3 - "$level" "$files" "$dist/$name.zip" "$exe" LICENSE <<'PY'
+    mapfile -t man_pages < <(cd "$files" && ls man/*.1)
+    python3 - "$level" "$files" "$dist/$name.zip" "$exe" LICENSE "${man_pages[@]}" <<'PY'
 import sys, zipfile
 level, stage, out, *names = sys.argv[1:]
 with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=int(level)) as z:
@@ -90,7 +93,7 @@ PY
   else
     # Reproducible: fixed order, owners and times; gzip without a timestamp.
     tar -C "$files" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
-      -cf - "$exe" LICENSE | gzip -n "-$level" > "$dist/$name.tar.gz"
+      -cf - "$exe" LICENSE man | gzip -n "-$level" > "$dist/$name.tar.gz"
   fi
   "$root/scripts/sbom.sh" kubectl-trussium "$triple" "$dist/$name.cdx.json"
 done
@@ -103,10 +106,8 @@ tar -C "$dist/oci" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
   -cf "$dist/trussium-operator_$version.oci.tar" oci-layout index.json blobs
 rm -rf "$dist/oci"
 
-# The Helm chart, once there is one (Helm from tools/helm).
-if [ -f charts/trussium-operator/Chart.yaml ]; then
-  "$("$root/scripts/tool.sh" helm)" package charts/trussium-operator --destination "$dist" >&2
-fi
+# The Helm chart, the same bytes for the same sources.
+DIST_DIR=$dist "$root/scripts/chart.sh" >&2
 
 # The CRD bundle and the install manifests of this version.
 for crd in crds/*.yaml; do

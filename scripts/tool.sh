@@ -7,19 +7,23 @@
 #   Go tools   tools/<name>/go.mod (+ go.sum): a module of ours whose `tool`
 #              line names the command's package (or the module's own, when
 #              tools/<name>/*.go wraps a library); optional tools/<name>/ldflags
-#              (stamps the version). Built with the machine's Go toolchain from
-#              the Go module proxy, keyed by go.mod, go.sum and those files.
+#              (stamps the version) and tools/<name>/tags (build tags, e.g. to
+#              leave out what we never run). Built with the machine's Go
+#              toolchain from the Go module proxy, keyed by all of these.
 #   Rust tools tools/<name>.crate: one line "<crate> <version>", installed with
 #              `cargo install --locked`, keyed by that line and rustc's version.
 #
 #   scripts/tool.sh helm            -> /root/.cache/trussium/tools/helm-<key>/helm
 #
-# A cold build prints one line saying so (and roughly how long it takes); the
-# compiler's and downloader's chatter goes to a log file that is shown only if
-# the build fails. Concurrent callers wait for one build (a lock per tool).
+# A cold build prints one line saying so, and a line a minute while it runs;
+# the compiler's and downloader's chatter goes to a log file that is shown
+# only if the build fails (scripts/progress.sh). Concurrent callers wait for
+# one build (a lock per tool).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=progress.sh
+source "$root/scripts/progress.sh"
 cache=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
 name=${1:?usage: scripts/tool.sh <name> (a directory tools/<name>/ or a file tools/<name>.crate)}
 dir=$root/tools/$name
@@ -27,7 +31,10 @@ crate_file=$root/tools/$name.crate
 
 mkdir -p "$cache/tools" "$cache/logs"
 exec 9>"$cache/tools/$name.lock"
-flock 9
+if ! flock -n 9; then
+  echo "waiting for another build of $name on this machine to finish" >&2
+  flock 9
+fi
 
 log=$cache/logs/tool-$name.log
 # build <out dir> <binary> <what> <command...>: runs the build into a fresh
@@ -41,9 +48,8 @@ build() {
   local started=$SECONDS tmp
   echo "building $what (once per machine; log: $log)" >&2
   tmp=$(mktemp -d "$out.tmp.XXXXXX")
-  if ! "$@" "$tmp" >"$log" 2>&1; then
-    echo "building $what failed; the last lines of $log:" >&2
-    tail -n 30 "$log" >&2
+  if ! logged "$log" "$@" "$tmp"; then
+    echo "building $what failed" >&2
     rm -rf "$tmp"
     exit 1
   fi
@@ -59,13 +65,18 @@ if [ -f "$dir/go.mod" ]; then
   binary=${package##*/}
   ldflags=""
   [ -f "$dir/ldflags" ] && ldflags=$(tr '\n' ' ' <"$dir/ldflags")
-  # (Sorted: go.mod, go.sum, any *.go, ldflags; only those that exist.)
-  key=$(find "$dir" -maxdepth 1 -type f \( -name go.mod -o -name go.sum -o -name '*.go' -o -name ldflags \) |
-    sort | xargs cat | sha256sum | cut -c1-12)
+  tags=""
+  [ -f "$dir/tags" ] && tags=$(tr '\n' ',' <"$dir/tags" | sed 's/,$//')
+  # (The pins that exist, then any *.go in name order.)
+  key=$( (for pin in go.mod go.sum ldflags tags; do
+      if [ -f "$dir/$pin" ]; then cat "$dir/$pin"; fi
+    done
+    find "$dir" -maxdepth 1 -type f -name '*.go' | sort | xargs -r cat) |
+    sha256sum | cut -c1-12)
   out=$cache/tools/$name-$key
   go_build() {
     (cd "$dir" && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod \
-      go build -trimpath -ldflags "-s -w $ldflags" -o "$1/$binary" "$package")
+      go build -trimpath -tags "$tags" -ldflags "-s -w $ldflags" -o "$1/$binary" "$package")
   }
   build "$out" "$binary" "$name ($package)" go_build
 elif [ -f "$crate_file" ]; then

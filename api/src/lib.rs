@@ -2,10 +2,13 @@
 //! the operator and the `kubectl trussium` plugin.
 
 pub mod crd;
+pub mod duration;
 pub mod image;
 pub mod labels;
+pub mod operator;
+pub mod pod_security;
 pub mod runtime;
 pub mod status;
 
 pub use runtime::*;
-pub use status::{TrussiumRuntimeStatus, condition_type, reason};
+pub use status::{ConditionStatus, TrussiumRuntimeStatus, condition_type, reason};

@@ -24,7 +24,7 @@
 
 use trussium_api::TrussiumRuntimeStatus;
 
-use crate::events::{Transition, transitions};
+use crate::events::{Reason, Transition, transitions};
 use crate::status::semantically_equal;
 
 /// The most a name may be (a DNS subdomain).
@@ -67,18 +67,16 @@ pub fn announce(
 /// `<runtime name>.<16 hex digits>`: the digits hash the uid, the stored
 /// status's sequence and the reason. Readable (`kubectl get events` shows the
 /// runtime's name) and at most 253 characters.
-pub fn event_name(name: &str, uid: &str, sequence: i64, reason: &str) -> String {
+pub fn event_name(name: &str, uid: &str, sequence: i64, reason: Reason) -> String {
     let mut hash = Fnv1a::new();
-    for part in [uid, &sequence.to_string(), reason] {
+    for part in [uid, &sequence.to_string(), reason.as_str()] {
         hash.write(part.as_bytes());
         // A separator no part contains: ("ab","c") and ("a","bc") differ.
         hash.write(&[0]);
     }
-    let mut prefix: &str = name;
-    if prefix.len() > MAX_NAME - SUFFIX {
-        // Names are ASCII (a DNS subdomain), so any byte is a boundary.
-        prefix = prefix.get(..MAX_NAME - SUFFIX).unwrap_or(prefix);
-    }
+    // Names are ASCII (a DNS subdomain), so any byte is a boundary; a name
+    // that is short enough has no such prefix and stays whole.
+    let prefix = name.get(..MAX_NAME - SUFFIX).unwrap_or(name);
     let prefix = prefix.trim_end_matches(['.', '-']);
     format!("{prefix}.{:016x}", hash.finish())
 }
@@ -113,7 +111,6 @@ mod tests {
     use trussium_api::condition_type;
 
     use super::*;
-    use crate::events::reason;
 
     const UID: &str = "0b5c6f3e-2f7a-4a57-9d59-1c1f2b0e7a11";
 
@@ -190,8 +187,8 @@ mod tests {
 
     #[test]
     fn names_are_a_pure_function_of_uid_sequence_and_reason() {
-        let a = event_name("x", UID, 3, reason::RUNTIME_READY);
-        assert_eq!(a, event_name("x", UID, 3, reason::RUNTIME_READY));
+        let a = event_name("x", UID, 3, Reason::RuntimeReady);
+        assert_eq!(a, event_name("x", UID, 3, Reason::RuntimeReady));
         assert!(a.starts_with("x."), "{a}");
         assert_eq!(a.len(), "x.".len() + 16);
         // Pinned: a name must not change between operator versions, or an
@@ -200,7 +197,7 @@ mod tests {
             a,
             format!("x.{:016x}", {
                 let mut h = Fnv1a::new();
-                for part in [UID, "3", reason::RUNTIME_READY] {
+                for part in [UID, "3", "RuntimeReady"] {
                     h.write(part.as_bytes());
                     h.write(&[0]);
                 }
@@ -209,26 +206,37 @@ mod tests {
         );
     }
 
+    /// The name of every reason's Event, pinned: a name that changed with a
+    /// new version of the operator would announce again what the previous
+    /// version announced already.
+    #[test]
+    fn every_reason_names_its_event_as_before() {
+        let pinned = [
+            ("ConfigurationInvalid", "x.7f68d2bbac7b6619"),
+            ("ReconciliationFailed", "x.83e159e36fbab502"),
+            ("RuntimeUpgradeStarted", "x.63298d30bc99aef9"),
+            ("RuntimeProgressing", "x.68a68a1c75f4c2e9"),
+            ("RuntimeDegraded", "x.2213ba9aad2d51f0"),
+            ("RuntimeUpgradeFailed", "x.729467edd901ea21"),
+            ("RuntimeRecovered", "x.c2d1bb0c4462e565"),
+            ("RuntimeReady", "x.ae85b09a969782db"),
+            ("RuntimeScaledToZero", "x.366beb37c988a5b1"),
+            ("RuntimeUpgradeCompleted", "x.39089f22f80cbe6d"),
+        ];
+        for (reason, (text, name)) in Reason::ALL.into_iter().zip(pinned) {
+            assert_eq!(reason.as_str(), text);
+            assert_eq!(event_name("x", UID, 3, reason), name, "{reason}");
+        }
+    }
+
     #[test]
     fn names_differ_in_every_input() {
-        let reasons = [
-            reason::RUNTIME_PROGRESSING,
-            reason::RUNTIME_READY,
-            reason::RUNTIME_RECOVERED,
-            reason::RUNTIME_SCALED_TO_ZERO,
-            reason::RUNTIME_UPGRADE_STARTED,
-            reason::RUNTIME_UPGRADE_COMPLETED,
-            reason::CONFIGURATION_INVALID,
-            reason::RECONCILIATION_FAILED,
-            reason::RUNTIME_DEGRADED,
-            reason::RUNTIME_UPGRADE_FAILED,
-        ];
         let uids = [UID, "another-uid"];
         let mut names = BTreeSet::new();
         let mut count = 0;
         for uid in uids {
             for sequence in 0..200 {
-                for reason in reasons {
+                for reason in Reason::ALL {
                     names.insert(event_name("x", uid, sequence, reason));
                     count += 1;
                 }
@@ -240,15 +248,17 @@ mod tests {
     #[test]
     fn long_names_are_cut_to_a_valid_subdomain() {
         let long = format!("{}-{}", "a".repeat(240), "b".repeat(12));
-        let name = event_name(&long, UID, 0, reason::RUNTIME_READY);
-        assert!(name.len() <= MAX_NAME, "{}", name.len());
+        let name = event_name(&long, UID, 0, Reason::RuntimeReady);
+        // As much of the runtime's name as fits.
+        assert_eq!(name.len(), MAX_NAME);
+        assert!(name.starts_with(&long[..MAX_NAME - SUFFIX]), "{name}");
         let dotted = format!("{}.{}", "a".repeat(235), "b".repeat(17));
-        let name = event_name(&dotted, UID, 0, reason::RUNTIME_READY);
+        let name = event_name(&dotted, UID, 0, Reason::RuntimeReady);
         assert!(name.len() <= MAX_NAME);
         assert!(!name.contains(".."), "{name}");
         let exact = "c".repeat(MAX_NAME - SUFFIX);
         assert_eq!(
-            event_name(&exact, UID, 0, reason::RUNTIME_READY).len(),
+            event_name(&exact, UID, 0, Reason::RuntimeReady).len(),
             MAX_NAME
         );
     }
@@ -285,8 +295,8 @@ mod tests {
         assert_eq!(
             names,
             [(
-                event_name("x", UID, 4, reason::RUNTIME_READY),
-                reason::RUNTIME_READY
+                event_name("x", UID, 4, Reason::RuntimeReady),
+                Reason::RuntimeReady
             )]
         );
     }

@@ -11,7 +11,7 @@ use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use k8s_openapi::jiff::Timestamp;
 
-use crate::events::{EventType, Transition};
+use crate::events::Transition;
 
 /// Who reports: the controller name and this process's instance.
 #[derive(Clone, Debug)]
@@ -35,15 +35,9 @@ pub fn event(
             ..ObjectMeta::default()
         },
         event_time: Some(MicroTime(now)),
-        type_: Some(
-            match transition.type_ {
-                EventType::Normal => "Normal",
-                EventType::Warning => "Warning",
-            }
-            .into(),
-        ),
-        reason: Some(transition.reason.into()),
-        action: Some(transition.action.into()),
+        type_: Some(transition.reason.event_type().as_str().into()),
+        reason: Some(transition.reason.as_str().into()),
+        action: Some(transition.reason.action().as_str().into()),
         note: Some(transition.note.clone()),
         regarding: Some(regarding.clone()),
         reporting_controller: Some(reporter.controller.clone()),
@@ -55,13 +49,12 @@ pub fn event(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::Reason;
 
     #[test]
     fn event_carries_the_name_the_transition_and_the_reference() {
         let transition = Transition {
-            type_: EventType::Warning,
-            reason: "RuntimeDegraded",
-            action: "Rollout",
+            reason: Reason::RuntimeDegraded,
             note: "deadline exceeded".into(),
         };
         let regarding = ObjectReference {

@@ -39,7 +39,7 @@
 //! down throughout) is announced as started too, so every upgrade reads
 //! Started → Completed or Failed.
 
-use trussium_api::{TrussiumRuntimeStatus, condition_type, reason as condition};
+use trussium_api::{ConditionStatus, TrussiumRuntimeStatus, condition_type, reason as condition};
 
 use crate::status::conditions::truncated;
 
@@ -50,42 +50,125 @@ pub enum EventType {
     Warning,
 }
 
+impl EventType {
+    /// The Event's `type`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EventType::Normal => "Normal",
+            EventType::Warning => "Warning",
+        }
+    }
+}
+
+/// What the operator was doing: the Event's `action`, a short UpperCamelCase
+/// verb phrase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    ValidateReferences,
+    Reconcile,
+    Rollout,
+    Scale,
+    Upgrade,
+}
+
+impl Action {
+    /// The Event's `action`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Action::ValidateReferences => "ValidateReferences",
+            Action::Reconcile => "Reconcile",
+            Action::Rollout => "Rollout",
+            Action::Scale => "Scale",
+            Action::Upgrade => "Upgrade",
+        }
+    }
+}
+
+/// Why the operator published an Event, declared once with its Event type
+/// and action (the table above).
+///
+/// A reason's text names the Event (see [`crate::announcement`]): changing
+/// one would announce again, after an upgrade of the operator, what the
+/// previous version announced already.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    ConfigurationInvalid,
+    ReconciliationFailed,
+    RuntimeUpgradeStarted,
+    RuntimeProgressing,
+    RuntimeDegraded,
+    RuntimeUpgradeFailed,
+    RuntimeRecovered,
+    RuntimeReady,
+    RuntimeScaledToZero,
+    RuntimeUpgradeCompleted,
+}
+
+impl Reason {
+    /// Every reason, in emission order.
+    pub const ALL: [Reason; 10] = [
+        Reason::ConfigurationInvalid,
+        Reason::ReconciliationFailed,
+        Reason::RuntimeUpgradeStarted,
+        Reason::RuntimeProgressing,
+        Reason::RuntimeDegraded,
+        Reason::RuntimeUpgradeFailed,
+        Reason::RuntimeRecovered,
+        Reason::RuntimeReady,
+        Reason::RuntimeScaledToZero,
+        Reason::RuntimeUpgradeCompleted,
+    ];
+
+    /// The Event's `reason`, its type and its action.
+    const fn declared(self) -> (&'static str, EventType, Action) {
+        use EventType::{Normal, Warning};
+        match self {
+            Reason::ConfigurationInvalid => {
+                ("ConfigurationInvalid", Warning, Action::ValidateReferences)
+            }
+            Reason::ReconciliationFailed => ("ReconciliationFailed", Warning, Action::Reconcile),
+            Reason::RuntimeUpgradeStarted => ("RuntimeUpgradeStarted", Normal, Action::Upgrade),
+            Reason::RuntimeProgressing => ("RuntimeProgressing", Normal, Action::Rollout),
+            Reason::RuntimeDegraded => ("RuntimeDegraded", Warning, Action::Rollout),
+            Reason::RuntimeUpgradeFailed => ("RuntimeUpgradeFailed", Warning, Action::Upgrade),
+            Reason::RuntimeRecovered => ("RuntimeRecovered", Normal, Action::Reconcile),
+            Reason::RuntimeReady => ("RuntimeReady", Normal, Action::Rollout),
+            Reason::RuntimeScaledToZero => ("RuntimeScaledToZero", Normal, Action::Scale),
+            Reason::RuntimeUpgradeCompleted => ("RuntimeUpgradeCompleted", Normal, Action::Upgrade),
+        }
+    }
+
+    /// The Event's `reason`.
+    pub const fn as_str(self) -> &'static str {
+        self.declared().0
+    }
+
+    pub const fn event_type(self) -> EventType {
+        self.declared().1
+    }
+
+    pub const fn action(self) -> Action {
+        self.declared().2
+    }
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One Event to publish about the runtime.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Transition {
-    pub type_: EventType,
-    pub reason: &'static str,
-    /// What the operator was doing: a short UpperCamelCase verb phrase.
-    pub action: &'static str,
+    /// Also says the Event's type and action.
+    pub reason: Reason,
     /// Human-readable, at most [`MAX_NOTE_BYTES`], never a Secret value.
     pub note: String,
 }
 
 /// events.k8s.io/v1 refuses longer notes.
 pub const MAX_NOTE_BYTES: usize = 1024;
-
-/// Event reasons.
-pub mod reason {
-    pub const RUNTIME_PROGRESSING: &str = "RuntimeProgressing";
-    pub const RUNTIME_READY: &str = "RuntimeReady";
-    pub const RUNTIME_RECOVERED: &str = "RuntimeRecovered";
-    pub const RUNTIME_SCALED_TO_ZERO: &str = "RuntimeScaledToZero";
-    pub const RUNTIME_UPGRADE_STARTED: &str = "RuntimeUpgradeStarted";
-    pub const RUNTIME_UPGRADE_COMPLETED: &str = "RuntimeUpgradeCompleted";
-    pub const CONFIGURATION_INVALID: &str = "ConfigurationInvalid";
-    pub const RECONCILIATION_FAILED: &str = "ReconciliationFailed";
-    pub const RUNTIME_DEGRADED: &str = "RuntimeDegraded";
-    pub const RUNTIME_UPGRADE_FAILED: &str = "RuntimeUpgradeFailed";
-}
-
-/// Event actions.
-pub mod action {
-    pub const VALIDATE_REFERENCES: &str = "ValidateReferences";
-    pub const RECONCILE: &str = "Reconcile";
-    pub const ROLLOUT: &str = "Rollout";
-    pub const SCALE: &str = "Scale";
-    pub const UPGRADE: &str = "Upgrade";
-}
 
 /// The Events that the step from `old` (the stored status, if any) to `new`
 /// calls for, in emission order.
@@ -105,16 +188,8 @@ pub fn transitions(
         diff.degraded(),
         upgrade.failed,
         diff.recovered(),
-        diff.ready(
-            condition::RUNTIME_READY,
-            reason::RUNTIME_READY,
-            action::ROLLOUT,
-        ),
-        diff.ready(
-            condition::SCALED_TO_ZERO,
-            reason::RUNTIME_SCALED_TO_ZERO,
-            action::SCALE,
-        ),
+        diff.ready(condition::RUNTIME_READY, Reason::RuntimeReady),
+        diff.ready(condition::SCALED_TO_ZERO, Reason::RuntimeScaledToZero),
         upgrade.completed,
     ]
     .into_iter()
@@ -125,18 +200,24 @@ pub fn transitions(
 /// A condition reduced to what the diff compares.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct State<'a> {
-    status: &'a str,
+    /// `None` while the condition is not reported.
+    status: Option<ConditionStatus>,
     reason: &'a str,
     message: &'a str,
 }
 
 impl State<'_> {
     fn is_true(&self) -> bool {
-        self.status == "True"
+        self.status == Some(ConditionStatus::True)
     }
 
-    fn is(&self, status: bool, reason: &str) -> bool {
-        self.is_true() == status && !self.status.is_empty() && self.reason == reason
+    fn is_false(&self) -> bool {
+        self.status == Some(ConditionStatus::False)
+    }
+
+    /// Reported with `status` and `reason`.
+    fn is(&self, status: ConditionStatus, reason: &str) -> bool {
+        self.status == Some(status) && self.reason == reason
     }
 }
 
@@ -153,12 +234,37 @@ struct UpgradeEvents {
     completed: Option<Transition>,
 }
 
+/// Where an upgrade stands, as one Upgrading condition says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UpgradeStage {
+    /// No upgrade, or none the condition speaks of.
+    None,
+    InProgress,
+    Completed,
+    Failed,
+}
+
+impl UpgradeStage {
+    fn of(state: State) -> UpgradeStage {
+        use ConditionStatus::{False, True};
+        if state.is(True, condition::UPGRADE_IN_PROGRESS) {
+            UpgradeStage::InProgress
+        } else if state.is(False, condition::UPGRADE_COMPLETE) {
+            UpgradeStage::Completed
+        } else if state.is(False, condition::UPGRADE_FAILED) {
+            UpgradeStage::Failed
+        } else {
+            UpgradeStage::None
+        }
+    }
+}
+
 impl<'a> Diff<'a> {
     fn state(status: &'a TrussiumRuntimeStatus, type_: &str) -> State<'a> {
         status
             .condition(type_)
             .map(|c| State {
-                status: &c.status,
+                status: Some(ConditionStatus::parse(&c.status)),
                 reason: &c.reason,
                 message: &c.message,
             })
@@ -172,75 +278,62 @@ impl<'a> Diff<'a> {
 
     fn configuration_invalid(&self) -> Option<Transition> {
         let (old, new) = self.pair(condition_type::CONFIGURATION_VALID);
-        let invalid = new.status == "False";
         // A failed check's message carries the API error, whose text may
         // vary on every retry: one Warning per episode, as for reconciles.
         let message_counts = new.reason != condition::REFERENCE_CHECK_FAILED;
-        let news = old.status != "False"
+        let news = !old.is_false()
             || old.reason != new.reason
             || (message_counts && old.message != new.message);
-        (invalid && news).then(|| {
-            warning(
-                reason::CONFIGURATION_INVALID,
-                action::VALIDATE_REFERENCES,
-                new.message,
-            )
-        })
+        (new.is_false() && news).then(|| transition(Reason::ConfigurationInvalid, new.message))
     }
 
     fn reconciliation_failed(&self) -> Option<Transition> {
         let (old, new) = self.pair(condition_type::DEGRADED);
-        let failed = |s: State| s.is(true, condition::RECONCILIATION_FAILED);
-        (failed(new) && !failed(old)).then(|| {
-            warning(
-                reason::RECONCILIATION_FAILED,
-                action::RECONCILE,
-                new.message,
-            )
-        })
+        let failed = |s: State| s.is(ConditionStatus::True, condition::RECONCILIATION_FAILED);
+        (failed(new) && !failed(old)).then(|| transition(Reason::ReconciliationFailed, new.message))
     }
 
     fn progressing(&self) -> Option<Transition> {
         let (old, new) = self.pair(condition_type::PROGRESSING);
         (new.is_true() && !old.is_true())
-            .then(|| normal(reason::RUNTIME_PROGRESSING, action::ROLLOUT, new.message))
+            .then(|| transition(Reason::RuntimeProgressing, new.message))
     }
 
     /// Only rollout trouble: configuration and reconcile failures have their
     /// own Warnings.
     fn degraded(&self) -> Option<Transition> {
         let (old, new) = self.pair(condition_type::DEGRADED);
-        let rollout_trouble = new.is(true, condition::PROGRESS_DEADLINE_EXCEEDED)
-            || new.is(true, condition::REPLICA_FAILURE);
-        let news = !old.is(true, new.reason);
-        (rollout_trouble && news)
-            .then(|| warning(reason::RUNTIME_DEGRADED, action::ROLLOUT, new.message))
+        let rollout_trouble = new.is(ConditionStatus::True, condition::PROGRESS_DEADLINE_EXCEEDED)
+            || new.is(ConditionStatus::True, condition::REPLICA_FAILURE);
+        let news = !old.is(ConditionStatus::True, new.reason);
+        (rollout_trouble && news).then(|| transition(Reason::RuntimeDegraded, new.message))
     }
 
     fn recovered(&self) -> Option<Transition> {
         let (old, new) = self.pair(condition_type::DEGRADED);
-        (old.is_true() && new.status == "False").then(|| {
+        (old.is_true() && new.is_false()).then(|| {
             let note = format!("The runtime recovered from {}: {}", old.reason, old.message);
-            normal(reason::RUNTIME_RECOVERED, action::RECONCILE, &note)
+            transition(Reason::RuntimeRecovered, &note)
         })
     }
 
     /// Ready becomes True with `ready_reason`.
-    fn ready(
-        &self,
-        ready_reason: &str,
-        event: &'static str,
-        action: &'static str,
-    ) -> Option<Transition> {
+    fn ready(&self, ready_reason: &str, reason: Reason) -> Option<Transition> {
         let (old, new) = self.pair(condition_type::READY);
-        (new.is(true, ready_reason) && !old.is(true, ready_reason))
-            .then(|| normal(event, action, new.message))
+        let ready = |s: State| s.is(ConditionStatus::True, ready_reason);
+        (ready(new) && !ready(old)).then(|| transition(reason, new.message))
     }
 
+    /// What the new Upgrading condition says, against what the stored one
+    /// said of the same desired image (a new desired image is a new upgrade:
+    /// nothing of it was said yet).
     fn upgrade(&self) -> UpgradeEvents {
         let (old, new) = self.pair(condition_type::UPGRADING);
-        let target_changed = self.old.desired_image != self.new.desired_image;
-        let announced = old.is(true, condition::UPGRADE_IN_PROGRESS) && !target_changed;
+        let said = if self.old.desired_image == self.new.desired_image {
+            UpgradeStage::of(old)
+        } else {
+            UpgradeStage::None
+        };
         let images = Images {
             // On completion the new status already holds the new image.
             previous: self
@@ -252,27 +345,27 @@ impl<'a> Diff<'a> {
             desired: self.new.desired_image.as_deref().unwrap_or("unknown"),
         };
         let mut events = UpgradeEvents::default();
-        if new.is(true, condition::UPGRADE_IN_PROGRESS) {
-            if !announced {
-                events.started = Some(images.started());
+        match (UpgradeStage::of(new), said) {
+            (UpgradeStage::None, _)
+            | (UpgradeStage::InProgress, UpgradeStage::InProgress)
+            | (UpgradeStage::Completed, UpgradeStage::Completed)
+            | (UpgradeStage::Failed, UpgradeStage::Failed) => {}
+            (UpgradeStage::InProgress, _) => events.started = Some(images.started()),
+            (UpgradeStage::Completed, said) => {
+                // Every upgrade reads Started → Completed: also one whose
+                // start no stored status recorded (the operator was down),
+                // but not a failed one that completes after all.
+                if said == UpgradeStage::None {
+                    events.started = Some(images.started());
+                }
+                events.completed = Some(images.completed());
             }
-            return events;
-        }
-        let finished =
-            new.is(false, condition::UPGRADE_COMPLETE) || new.is(false, condition::UPGRADE_FAILED);
-        let already = old.is(false, new.reason) && !target_changed;
-        // A failed upgrade that completes after all was announced already.
-        let resumed = old.is(false, condition::UPGRADE_FAILED) && !target_changed;
-        if !finished || already {
-            return events;
-        }
-        if !announced && !resumed {
-            events.started = Some(images.started());
-        }
-        if new.reason == condition::UPGRADE_COMPLETE {
-            events.completed = Some(images.completed());
-        } else {
-            events.failed = Some(images.failed());
+            (UpgradeStage::Failed, said) => {
+                if said != UpgradeStage::InProgress {
+                    events.started = Some(images.started());
+                }
+                events.failed = Some(images.failed());
+            }
         }
         events
     }
@@ -297,7 +390,7 @@ impl Images<'_> {
                 self.previous, self.desired
             )
         };
-        normal(reason::RUNTIME_UPGRADE_STARTED, action::UPGRADE, &note)
+        transition(Reason::RuntimeUpgradeStarted, &note)
     }
 
     fn completed(&self) -> Transition {
@@ -309,7 +402,7 @@ impl Images<'_> {
                 self.previous, self.desired
             )
         };
-        normal(reason::RUNTIME_UPGRADE_COMPLETED, action::UPGRADE, &note)
+        transition(Reason::RuntimeUpgradeCompleted, &note)
     }
 
     fn failed(&self) -> Transition {
@@ -322,28 +415,13 @@ impl Images<'_> {
             "{what} failed: the rollout exceeded its progress deadline; {} remains the last successful image.",
             self.previous
         );
-        warning(reason::RUNTIME_UPGRADE_FAILED, action::UPGRADE, &note)
+        transition(Reason::RuntimeUpgradeFailed, &note)
     }
 }
 
-fn normal(reason: &'static str, action: &'static str, note: &str) -> Transition {
-    transition(EventType::Normal, reason, action, note)
-}
-
-fn warning(reason: &'static str, action: &'static str, note: &str) -> Transition {
-    transition(EventType::Warning, reason, action, note)
-}
-
-fn transition(
-    type_: EventType,
-    reason: &'static str,
-    action: &'static str,
-    note: &str,
-) -> Transition {
+fn transition(reason: Reason, note: &str) -> Transition {
     Transition {
-        type_,
         reason,
-        action,
         note: truncated(note, MAX_NOTE_BYTES),
     }
 }
@@ -382,7 +460,7 @@ mod tests {
     }
 
     fn reasons(events: &[Transition]) -> Vec<&'static str> {
-        events.iter().map(|e| e.reason).collect()
+        events.iter().map(|e| e.reason.as_str()).collect()
     }
 
     const A: &str = "r:a";
@@ -540,12 +618,19 @@ mod tests {
         for (conditions, type_, action) in cases {
             let events = transitions(None, &status(conditions, B, Some(A)));
             assert_eq!(events.len(), 1, "{conditions:?}");
+            let reason = events[0].reason;
             assert_eq!(
-                (events[0].type_, events[0].action),
+                (reason.event_type(), reason.action().as_str()),
                 (type_, action),
                 "{conditions:?}"
             );
-            assert!(events[0].action.chars().all(|c| c.is_ascii_alphabetic()));
+            assert!(
+                reason
+                    .action()
+                    .as_str()
+                    .chars()
+                    .all(|c| c.is_ascii_alphabetic())
+            );
         }
         let recovered = transitions(
             Some(&status(
@@ -555,8 +640,8 @@ mod tests {
             )),
             &status(&["Degraded=False/AsExpected"], B, Some(A)),
         );
-        assert_eq!(recovered[0].type_, EventType::Normal);
-        assert_eq!(recovered[0].action, "Reconcile");
+        assert_eq!(recovered[0].reason.event_type(), EventType::Normal);
+        assert_eq!(recovered[0].reason.action().as_str(), "Reconcile");
         assert_eq!(
             recovered[0].note,
             "The runtime recovered from ProgressDeadlineExceeded: Degraded is ProgressDeadlineExceeded."
@@ -824,5 +909,163 @@ mod tests {
             &status(&["Upgrading=True/UpgradeInProgress"], &long, Some(A)),
         );
         assert!(events[0].note.len() <= MAX_NOTE_BYTES);
+    }
+
+    #[test]
+    fn reasons_are_unique_upper_camel_case_words() {
+        let names: std::collections::BTreeSet<&str> =
+            Reason::ALL.iter().map(|r| r.as_str()).collect();
+        assert_eq!(names.len(), Reason::ALL.len(), "two reasons share a name");
+        let variants: std::collections::BTreeSet<Reason> = Reason::ALL.into_iter().collect();
+        assert_eq!(
+            variants.len(),
+            Reason::ALL.len(),
+            "ALL lists a reason twice"
+        );
+        for reason in Reason::ALL {
+            let name = reason.as_str();
+            assert!(name.chars().all(|c| c.is_ascii_alphabetic()), "{name}");
+            assert!(name.starts_with(|c: char| c.is_ascii_uppercase()), "{name}");
+            // The Rust name is the wire name: what a reader sees is what is sent.
+            assert_eq!(format!("{reason:?}"), name);
+        }
+    }
+
+    /// Every reason's Event exactly as published, pinned: type, reason,
+    /// action and note are what users (and their alerts) match on.
+    #[test]
+    fn every_event_is_pinned() {
+        let cases: [(
+            &str,
+            TrussiumRuntimeStatus,
+            TrussiumRuntimeStatus,
+            [&str; 4],
+        ); 10] = [
+            (
+                "a missing Secret",
+                status(&[], A, Some(A)),
+                status(&["ConfigurationValid=False/SecretNotFound"], A, Some(A)),
+                [
+                    "Warning",
+                    "ConfigurationInvalid",
+                    "ValidateReferences",
+                    "ConfigurationValid is SecretNotFound.",
+                ],
+            ),
+            (
+                "a failed apply",
+                status(&[], A, Some(A)),
+                status(&["Degraded=True/ReconciliationFailed"], A, Some(A)),
+                [
+                    "Warning",
+                    "ReconciliationFailed",
+                    "Reconcile",
+                    "Degraded is ReconciliationFailed.",
+                ],
+            ),
+            (
+                "an upgrade",
+                status(&["Upgrading=False/NoUpgrade"], A, Some(A)),
+                status(&["Upgrading=True/UpgradeInProgress"], B, Some(A)),
+                [
+                    "Normal",
+                    "RuntimeUpgradeStarted",
+                    "Upgrade",
+                    "Upgrade started from r:a to r:b.",
+                ],
+            ),
+            (
+                "a rollout",
+                status(&[], A, Some(A)),
+                status(&["Progressing=True/DeploymentProgressing"], A, Some(A)),
+                [
+                    "Normal",
+                    "RuntimeProgressing",
+                    "Rollout",
+                    "Progressing is DeploymentProgressing.",
+                ],
+            ),
+            (
+                "a stuck rollout",
+                status(&[], A, Some(A)),
+                status(&["Degraded=True/ProgressDeadlineExceeded"], A, Some(A)),
+                [
+                    "Warning",
+                    "RuntimeDegraded",
+                    "Rollout",
+                    "Degraded is ProgressDeadlineExceeded.",
+                ],
+            ),
+            (
+                "a failed upgrade",
+                status(&["Upgrading=True/UpgradeInProgress"], B, Some(A)),
+                status(&["Upgrading=False/UpgradeFailed"], B, Some(A)),
+                [
+                    "Warning",
+                    "RuntimeUpgradeFailed",
+                    "Upgrade",
+                    "Upgrade from r:a to r:b failed: the rollout exceeded its progress deadline; r:a remains the last successful image.",
+                ],
+            ),
+            (
+                "a recovery",
+                status(&["Degraded=True/ReplicaFailure"], A, Some(A)),
+                status(&["Degraded=False/AsExpected"], A, Some(A)),
+                [
+                    "Normal",
+                    "RuntimeRecovered",
+                    "Reconcile",
+                    "The runtime recovered from ReplicaFailure: Degraded is ReplicaFailure.",
+                ],
+            ),
+            (
+                "readiness",
+                status(&[], A, Some(A)),
+                status(&["Ready=True/RuntimeReady"], A, Some(A)),
+                [
+                    "Normal",
+                    "RuntimeReady",
+                    "Rollout",
+                    "Ready is RuntimeReady.",
+                ],
+            ),
+            (
+                "a scale to zero",
+                status(&[], A, Some(A)),
+                status(&["Ready=True/ScaledToZero"], A, Some(A)),
+                [
+                    "Normal",
+                    "RuntimeScaledToZero",
+                    "Scale",
+                    "Ready is ScaledToZero.",
+                ],
+            ),
+            (
+                "a completed upgrade",
+                status(&["Upgrading=True/UpgradeInProgress"], B, Some(A)),
+                status(&["Upgrading=False/UpgradeComplete"], B, Some(B)),
+                [
+                    "Normal",
+                    "RuntimeUpgradeCompleted",
+                    "Upgrade",
+                    "Upgrade from r:a to r:b completed.",
+                ],
+            ),
+        ];
+        for (what, old, new, expected) in cases {
+            let events = transitions(Some(&old), &new);
+            let published: Vec<[&str; 4]> = events
+                .iter()
+                .map(|e| {
+                    [
+                        e.reason.event_type().as_str(),
+                        e.reason.as_str(),
+                        e.reason.action().as_str(),
+                        e.note.as_str(),
+                    ]
+                })
+                .collect();
+            assert_eq!(published, [expected], "{what}");
+        }
     }
 }

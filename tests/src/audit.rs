@@ -187,6 +187,26 @@ impl Audit {
     }
 }
 
+/// Audit events as `verb resource name -> code`, for assertion messages.
+pub fn describe_requests(events: &[AuditEvent]) -> String {
+    events
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {} -> {}",
+                e.verb,
+                e.resource(),
+                e.object_ref
+                    .as_ref()
+                    .and_then(|o| o.name.clone())
+                    .unwrap_or_default(),
+                e.code()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// Parses complete lines; a last line without its newline is still being written.
 fn parse_lines(text: &str, start_offset: u64) -> Result<Vec<AuditEvent>, Error> {
     let mut events = Vec::new();

@@ -44,11 +44,6 @@ pub fn control_plane_bin_dir() -> PathBuf {
     })
 }
 
-/// The kubectl built with the control plane (the machine's may be older).
-pub fn kubectl_path() -> PathBuf {
-    control_plane_bin_dir().join("kubectl")
-}
-
 /// The admin kubeconfig written by `make cluster-up`.
 pub fn admin_kubeconfig_path() -> PathBuf {
     env_path(KUBECONFIG_ENV).unwrap_or_else(|| cluster_dir().join("admin.kubeconfig"))

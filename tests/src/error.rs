@@ -1,7 +1,24 @@
-//! The one error type of the test-support crate.
+//! The errors of the test support and of the tests: [`Error`] for what the
+//! support itself reports, [`BoxError`] and [`TestResult`] for everything a
+//! test body propagates with `?`.
 
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// Any error a test propagates: kube, I/O, serde, [`Error`], a message.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What a test (or a step of one) returns.
+pub type TestResult = Result<(), BoxError>;
+
+/// `Err` with `message` unless `ok`.
+pub fn ensure(ok: bool, message: impl Into<String>) -> TestResult {
+    if ok {
+        Ok(())
+    } else {
+        Err(message.into().into())
+    }
+}
 
 /// Everything that can go wrong while talking to the local test cluster.
 #[derive(Debug, thiserror::Error)]
@@ -54,8 +71,8 @@ pub enum Error {
     Check(String),
 }
 
-impl From<Box<dyn std::error::Error + Send + Sync>> for Error {
-    fn from(e: Box<dyn std::error::Error + Send + Sync>) -> Self {
+impl From<BoxError> for Error {
+    fn from(e: BoxError) -> Self {
         Error::Check(e.to_string())
     }
 }
@@ -67,7 +84,14 @@ impl From<String> for Error {
 }
 
 impl Error {
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    /// What `.map_err` needs for an I/O error about `path`.
+    pub fn io_at(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::Io { path, source }
+    }
+
+    /// An I/O error about `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
             source,

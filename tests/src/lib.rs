@@ -1,6 +1,14 @@
-//! Support shared by the cluster tests: the local cluster (`make cluster-up`),
-//! a namespace per test, clients acting as ServiceAccounts, the audit log, and
-//! polling.
+//! What the tests share (the `cluster`, `cluster_wide` and
+//! `control_plane_faults` test binaries and the benchmark): the local
+//! cluster (`make cluster-up`), a namespace per test, operators run as their
+//! ServiceAccount (one per namespace, [`with_operator`], or replicas as
+//! production runs them, [`Replica`]), the audit log, kubectl and the plugin
+//! through it, the runtimes tests create, what they read back, waiting, and
+//! the release bundle with its OCI image layout.
+//!
+//! One module per concept; everything is re-exported at the crate root
+//! (`use trussium_e2e::{with_operator, wait_for, ...}`). What only one area
+//! of tests asserts stays in that area's `*_support.rs`.
 //!
 //! Cluster tests are marked `#[ignore = "needs the local cluster (make test)"]`
 //! and start with [`require_cluster`].
@@ -8,39 +16,74 @@
 mod audit;
 mod cluster;
 mod crd;
+mod deployed;
 mod deployment;
 mod error;
+mod events;
+mod harness;
+mod kubectl;
+mod lease;
+pub mod manifests;
+pub mod metrics;
 mod namespace;
 pub mod oci;
 mod operator;
+mod plugin;
+mod relay;
 mod release;
+mod replica;
+mod runtimes;
+mod scrape;
+mod status;
 mod token;
 mod wait;
 
 pub use audit::{
     AUDIT_LOG_ENV, Audit, AuditEvent, AuditMark, AuditObjectRef, AuditResponseStatus, AuditUser,
-    WRITE_VERBS,
+    WRITE_VERBS, describe_requests,
 };
 pub use cluster::{
     BIN_DIR_ENV, CLUSTER_DIR_ENV, KUBECONFIG_ENV, UNDER_MAKE_TEST_ENV, admin_client, admin_config,
-    admin_kubeconfig, admin_kubeconfig_path, cluster_dir, control_plane_bin_dir, kubectl_path,
-    repo_root, require_cluster,
+    admin_kubeconfig, admin_kubeconfig_path, cluster_dir, control_plane_bin_dir, repo_root,
+    require_cluster,
 };
 pub use crd::install_crd;
+pub use deployed::DeployedOperator;
 pub use deployment::deployment_condition;
-pub use error::Error;
+pub use error::{BoxError, Error, TestResult, ensure};
+pub use events::{
+    REPORTING_CONTROLLER, SeenEvent, check_first_rollout_events, describe_events,
+    events_by_runtime, pairs,
+};
+pub use harness::{Harness, Mark, with_operator};
+pub use kubectl::{KUBECTL_REQUEST_TIMEOUT, Kubectl, kubectl, kubectl_ok, kubectl_path, kustomize};
+pub use lease::{lease_holder, lease_spec, wait_for_holder};
+pub use metrics::{metric, reconciles};
 pub use namespace::{TEST_NAMESPACE_LABEL, TestNamespace};
 pub use operator::{
     OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, Operator, install, operator_binary,
 };
+pub use plugin::{
+    PluginOutput, ensure_contains, ensure_exit, kubectl_trussium, kubectl_trussium_as, path_with,
+    plugin, plugin_dir, plugin_in, run_to_end, target_debug_dir,
+};
+pub use relay::{Relay, api_server_address};
 pub use release::{
     LockedCrate, RELEASE_DIST_ENV, VERSION, binary_kind, cargo_lock, crates_named_in,
     image_archive, release_dist,
 };
+pub use replica::{
+    Identity, LEADER_ELECTION_ROLE, Replica, free_port, install_leader_election_rbac,
+};
+pub use runtimes::{
+    NEVER_READY_IMAGE, NEW_TAG, OLD_TAG, REPOSITORY, image, merge, minimal, openai_runtime, sample,
+};
+pub use scrape::{HttpResponse, http_get, http_request};
+pub use status::{all_ready, condition, condition_summary, is_ready};
 pub use token::{
     client_as_service_account, kubeconfig_for_service_account, service_account_username,
 };
-pub use wait::{POLL_INTERVAL, holds_for, wait_for};
-
-/// The image whose pods KWOK never makes ready (for failed-rollout tests).
-pub const NEVER_READY_IMAGE: &str = "registry.invalid/trussium:never-ready";
+pub use wait::{
+    CONVERGE, EVENTS_LAG, POLL_INTERVAL, PROMPT, QUIET_AFTER_SETTLING, QUIET_IN_STEADY_STATE,
+    holds_for, wait_for,
+};

@@ -153,6 +153,11 @@ impl Operator {
     /// one with the same settings.
     pub async fn crash_and_restart(&mut self) -> Result<(), Error> {
         let _ = self.child.kill().await;
+        self.respawn()
+    }
+
+    /// A fresh process with the same settings.
+    fn respawn(&mut self) -> Result<(), Error> {
         self.child = spawn(
             &self.command,
             &self.kubeconfig,
@@ -172,14 +177,7 @@ impl Operator {
     /// same settings: what a restart of the operator looks like.
     pub async fn restart(&mut self) -> Result<(), Error> {
         self.stop().await;
-        self.child = spawn(
-            &self.command,
-            &self.kubeconfig,
-            &self.namespace,
-            &self.args,
-            &self.log,
-        )?;
-        Ok(())
+        self.respawn()
     }
 
     /// Stops the process and waits for it to exit.
@@ -286,6 +284,24 @@ fn spawn(
     args: &[String],
     log: &Path,
 ) -> Result<Child, Error> {
+    let mut command = operator_command(command, kubeconfig, log)?;
+    command
+        .arg(format!("--namespace={namespace}"))
+        .args(quiet_defaults(args))
+        .args(args);
+    let program = PathBuf::from(command.as_std().get_program());
+    command.spawn().map_err(|e| Error::io(program, e))
+}
+
+/// `command` (the operator binary, or a program and its leading arguments
+/// such as qemu-user and a binary of another CPU) as the user of
+/// `kubeconfig`, its output appended to `log`, killed with its [`Child`]; the
+/// caller adds flags and spawns it.
+pub(crate) fn operator_command(
+    command: &[OsString],
+    kubeconfig: &Path,
+    log: &Path,
+) -> Result<Command, Error> {
     let (program, leading) = command
         .split_first()
         .ok_or_else(|| Error::Check("no operator command".into()))?;
@@ -305,11 +321,9 @@ fn spawn(
         .open(log)
         .map_err(|e| Error::io(log, e))?;
     let err = out.try_clone().map_err(|e| Error::io(log, e))?;
-    Command::new(binary)
+    let mut command = Command::new(binary);
+    command
         .args(leading)
-        .arg(format!("--namespace={namespace}"))
-        .args(quiet_defaults(args))
-        .args(args)
         .env("KUBECONFIG", kubeconfig)
         // Debug for the controller: a line per reconcile, the only trace of
         // one that sends no request.
@@ -320,9 +334,8 @@ fn spawn(
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| Error::io(binary, e))
+        .kill_on_drop(true);
+    Ok(command)
 }
 
 #[cfg(test)]

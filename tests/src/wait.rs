@@ -2,12 +2,34 @@
 //! the one way to check that something holds throughout a window
 //! ([`holds_for`]). Neither depends on seeing a short-lived state: `wait_for`
 //! asks until the final state shows, `holds_for` asks until the window ends.
+//!
+//! And how long, by what is waited for: a time budget per purpose, so that
+//! two windows meant for different things never share a name.
 
 use std::time::Duration;
 
 use tokio::time::{Instant, sleep};
 
 use crate::Error;
+
+/// Long enough for a rollout on KWOK (pods ready in about a second) with
+/// several tests and their operators sharing two cores.
+pub const CONVERGE: Duration = Duration::from_secs(90);
+
+/// What "promptly" means: a watch reacted. The operator's periodic resync
+/// is five minutes, its retry after an error fifteen seconds.
+pub const PROMPT: Duration = Duration::from_secs(10);
+
+/// How long Events may lag behind the status write that recorded them.
+pub const EVENTS_LAG: Duration = Duration::from_secs(30);
+
+/// After a step has settled: the window in which no more Event and no more
+/// write may come.
+pub const QUIET_AFTER_SETTLING: Duration = Duration::from_secs(5);
+
+/// A steady state (after reconciles provoked by changes that need nothing,
+/// or a restart): the window in which the operator must send no request.
+pub const QUIET_IN_STEADY_STATE: Duration = Duration::from_secs(10);
 
 /// How often `wait_for` and `holds_for` ask again.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(250);

@@ -9,6 +9,7 @@ use super::cache::Caches;
 use super::pacing::StatusWrites;
 use super::publish::Reporter;
 use super::refusals::Refusals;
+use super::terminating::Terminating;
 use crate::backoff::Backoff;
 use crate::config::OperatorConfig;
 use crate::metrics::Metrics;
@@ -30,6 +31,8 @@ pub struct Context {
     pub backoff: Mutex<Backoff>,
     /// Applies refused once, to be confirmed by the retry.
     pub refusals: Refusals,
+    /// Runtimes let go because their namespace is being deleted.
+    pub terminating: Terminating,
 }
 
 impl Context {
@@ -51,6 +54,7 @@ impl Context {
             status_writes: StatusWrites::default(),
             backoff: Mutex::new(Backoff::default()),
             refusals: Refusals::default(),
+            terminating: Terminating::default(),
         }
     }
 }

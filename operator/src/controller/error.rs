@@ -2,6 +2,8 @@
 
 use thiserror::Error;
 
+use crate::events::Reason;
+
 #[derive(Debug, Error)]
 pub enum Error {
     #[error("writing status: {0}")]
@@ -14,7 +16,7 @@ pub enum Error {
     RefusedOnce(String),
     #[error("publishing Event {reason}: {source}")]
     Publish {
-        reason: &'static str,
+        reason: Reason,
         #[source]
         source: kube::Error,
     },
@@ -22,6 +24,23 @@ pub enum Error {
     NoNamespace,
     #[error("the watches stopped: shutting down")]
     Stopping,
+}
+
+impl Error {
+    /// Whether the API server refused the request because the runtime's
+    /// namespace is being deleted (see [`super::terminating`]).
+    pub fn refused_for_namespace_deletion(&self) -> bool {
+        match self {
+            Error::WriteStatus(source)
+            | Error::ReadRuntime(source)
+            | Error::Publish { source, .. } => {
+                super::terminating::refused_for_namespace_deletion(source)
+            }
+            Error::Unanswered(_) | Error::RefusedOnce(_) | Error::NoNamespace | Error::Stopping => {
+                false
+            }
+        }
+    }
 }
 
 /// A one-line, human message for a Kubernetes client error: the API server's

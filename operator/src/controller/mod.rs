@@ -10,15 +10,14 @@ mod publish;
 mod reconcile;
 mod refusals;
 mod report;
+mod terminating;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use futures::{Future, StreamExt};
-use kube::runtime::controller::{self, Action, Controller};
-use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::controller::{self, Action};
 use kube::runtime::utils::Backoff;
-use kube::runtime::{WatchStreamExt, predicates};
 use kube::{Api, Client, Resource, ResourceExt};
 use trussium_api::TrussiumRuntime;
 
@@ -28,8 +27,6 @@ pub use gate::Instruments;
 pub use publish::Reporter;
 
 use crate::config::OperatorConfig;
-use crate::references::referenced_secrets;
-use cache::Caches;
 
 /// How long to wait before trying again while something is failing.
 pub const RETRY: Duration = Duration::from_secs(10);
@@ -79,11 +76,10 @@ pub async fn run(
         resync,
         watch_timeout_seconds,
     } = pace;
-    // Every watch fills a cache; reconciles read only those (see `cache`).
-    let (caches, watches) = Caches::watch(&client, &scope, watch_timeout_seconds);
+    // Every watch fills a cache, which reconciles read only (see `cache`),
+    // and triggers the controller.
+    let (caches, controller) = cache::watch(&client, &scope, watch_timeout_seconds);
     let runtime_store = caches.runtimes.store();
-    let referencing = runtime_store.clone();
-    let with_secrets = runtime_store.clone();
     let ctx = Arc::new(Context::new(
         client,
         config,
@@ -120,43 +116,12 @@ pub async fn run(
     let gate = Arc::new(gate::Gate {
         leadership: instruments.leadership,
         metrics: instruments.metrics,
-        store: runtime_store.clone(),
+        store: runtime_store,
     });
 
-    // Primary: the store takes in every change, but only spec changes
-    // reconcile: our own status writes must not loop.
-    let runtimes = watches
-        .runtimes
-        .applied_objects()
-        .predicate_filter(predicates::generation, Default::default());
-    // Owned kinds: unfiltered, so status changes (Deployment readiness) and
-    // deletions (recreate) re-trigger. Secrets: mapped to the runtimes of
-    // that namespace that reference them (creation unblocks, rotation rolls
-    // the pods).
-    Controller::for_stream(runtimes, runtime_store)
+    controller
         .with_config(controller::Config::default().concurrency(concurrency))
         .trigger_backoff(EachWatchBacksOff)
-        .owns_stream(watches.config_maps.touched_objects())
-        .owns_stream(watches.service_accounts.touched_objects())
-        .owns_stream(watches.services.touched_objects())
-        .owns_stream(watches.deployments.touched_objects())
-        .owns_stream(watches.pod_disruption_budgets.touched_objects())
-        .owns_stream(watches.network_policies.touched_objects())
-        .owns_stream(watches.horizontal_pod_autoscalers.touched_objects())
-        .watches_stream(watches.secrets.touched_objects(), move |secret| {
-            runtimes_referencing(
-                &referencing,
-                secret.namespace().as_deref(),
-                &secret.name_any(),
-            )
-        })
-        // Refused the Secret watch: every runtime with a Secret reference
-        // checks it again now (and reports the refusal).
-        .reconcile_on(
-            watches
-                .secrets_refused
-                .flat_map(move |()| futures::stream::iter(runtimes_with_secrets(&with_secrets))),
-        )
         .graceful_shutdown_on(shutdown)
         .run(
             move |runtime, ctx| {
@@ -196,31 +161,6 @@ impl Iterator for EachWatchBacksOff {
 
 impl Backoff for EachWatchBacksOff {
     fn reset(&mut self) {}
-}
-
-/// Runtimes in `namespace` whose spec references the Secret `name`.
-fn runtimes_referencing(
-    store: &Store<TrussiumRuntime>,
-    namespace: Option<&str>,
-    name: &str,
-) -> Vec<ObjectRef<TrussiumRuntime>> {
-    store
-        .state()
-        .iter()
-        .filter(|rt| rt.namespace().as_deref() == namespace)
-        .filter(|rt| referenced_secrets(rt).iter().any(|s| s == name))
-        .map(|rt| ObjectRef::from_obj(rt.as_ref()))
-        .collect()
-}
-
-/// Runtimes that reference any Secret.
-fn runtimes_with_secrets(store: &Store<TrussiumRuntime>) -> Vec<ObjectRef<TrussiumRuntime>> {
-    store
-        .state()
-        .iter()
-        .filter(|rt| !referenced_secrets(rt).is_empty())
-        .map(|rt| ObjectRef::from_obj(rt.as_ref()))
-        .collect()
 }
 
 /// Locks a mutex of the shell's bookkeeping. Nothing holding one of these

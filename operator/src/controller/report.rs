@@ -145,6 +145,12 @@ pub async fn report(
                 again_in: Some(STALE_RETRY),
             })
         }
+        // Deleted meanwhile (with its namespace, say): its deletion reaches
+        // the controller, and there is nothing left to report on.
+        Err(kube::Error::Api(status)) if status.is_not_found() => Ok(Reported {
+            learned: None,
+            again_in: None,
+        }),
         Err(err) => Err(Error::WriteStatus(err)),
     }
 }
@@ -173,7 +179,7 @@ async fn publish_events(
             tracing::info!(
                 namespace = rt.namespace().unwrap_or_default(),
                 name = rt.name_any(),
-                reason = transition.reason,
+                reason = transition.reason.as_str(),
                 "event was published by an earlier attempt"
             );
         }

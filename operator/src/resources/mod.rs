@@ -41,8 +41,7 @@ pub use pod_disruption_budget::pod_disruption_budget;
 pub use service::service;
 pub use service_account::service_account;
 
-/// Name of the runtime container in the pod template.
-pub const RUNTIME_CONTAINER: &str = "runtime";
+pub use trussium_api::operator::RUNTIME_CONTAINER;
 /// The runtime's HTTP port; also the Service target and the NetworkPolicy port.
 pub const HTTP_PORT: i32 = 9000;
 /// Name of [`HTTP_PORT`] on the container and the Service.

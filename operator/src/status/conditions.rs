@@ -5,6 +5,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
+use trussium_api::ConditionStatus;
 
 /// Longest condition message we write. The API allows 32 KiB; a status that
 /// people read with `kubectl describe` should say it in far less.
@@ -37,11 +38,6 @@ impl Verdict {
     }
 }
 
-/// The `status` string of a condition.
-pub fn status_str(status: bool) -> &'static str {
-    if status { "True" } else { "False" }
-}
-
 /// Builds the condition `type_` from its verdict. The previous condition of
 /// the same type keeps its `lastTransitionTime` when its status is unchanged,
 /// even if reason or message changed; otherwise the transition is `now`.
@@ -52,7 +48,7 @@ pub fn build(
     generation: Option<i64>,
     now: &Time,
 ) -> Condition {
-    let status = status_str(verdict.status);
+    let status = ConditionStatus::from(verdict.status).as_str();
     let last_transition_time = previous
         .iter()
         .find(|c| c.type_ == type_ && c.status == status)

@@ -25,9 +25,10 @@
 //! - A rollout at zero replicas completes the way Kubernetes says it does, so
 //!   an image change while scaled to zero completes an upgrade at once.
 //! - `Ready` is stricter than the contract's four conditions, on purpose
-//!   (DESIGN.md): the desired spec is fully rolled out and serving. Every
-//!   desired replica must run the current pod template and be ready and
-//!   available; surplus old pods that still drain do not hold it back (see
+//!   (docs/src/development/design.md): the desired spec is fully rolled out
+//!   and serving. Every desired replica must run the current pod template
+//!   and be ready and available; surplus old pods that still drain do not
+//!   hold it back (see
 //!   [`rollout::serves`]). During an upgrade it is `False/RuntimeNotReady`
 //!   while `Available` stays `True` on the old pods.
 //! - A Deployment generation the controller has not acted on yet is a
@@ -58,7 +59,7 @@ mod tests;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus, condition_type};
+use trussium_api::{ConditionStatus, TrussiumRuntime, TrussiumRuntimeStatus, condition_type};
 
 use crate::config::OperatorConfig;
 use crate::references::ReferenceCheck;
@@ -279,7 +280,8 @@ fn same_but_progress(a: &Condition, b: &Condition) -> bool {
         condition_type::READY,
     ]
     .contains(&a.type_.as_str());
-    let progress_reason = a.type_ == condition_type::PROGRESSING && a.status == "True";
+    let progress_reason = a.type_ == condition_type::PROGRESSING
+        && ConditionStatus::parse(&a.status) == ConditionStatus::True;
     a.status == b.status
         && a.observed_generation == b.observed_generation
         && a.last_transition_time.0.as_second() == b.last_transition_time.0.as_second()

@@ -4,6 +4,7 @@
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentCondition};
 use k8s_openapi::api::core::v1::PodTemplateSpec;
 use sha2::{Digest, Sha256};
+use trussium_api::ConditionStatus;
 
 /// The container whose image is reported as `status.currentImage`: the one
 /// the resource builders create.
@@ -43,9 +44,9 @@ pub struct ObservedDeployment {
 }
 
 /// A Deployment condition, reduced to what we report.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObservedCondition {
-    pub status: String,
+    pub status: ConditionStatus,
     pub reason: String,
     pub message: String,
 }
@@ -94,7 +95,8 @@ impl From<&Deployment> for ObservedDeployment {
             available_replicas: status.and_then(|s| s.available_replicas).unwrap_or(0),
             unavailable_replicas: status.and_then(|s| s.unavailable_replicas).unwrap_or(0),
             progressing: find(conditions, "Progressing"),
-            replica_failure: find(conditions, "ReplicaFailure").filter(|c| c.status == "True"),
+            replica_failure: find(conditions, "ReplicaFailure")
+                .filter(|c| c.status == ConditionStatus::True),
             image,
             template_hash: spec.and_then(|s| template_hash(&s.template)),
         }
@@ -124,7 +126,7 @@ fn find(conditions: &[DeploymentCondition], type_: &str) -> Option<ObservedCondi
         .iter()
         .find(|c| c.type_ == type_)
         .map(|c| ObservedCondition {
-            status: c.status.clone(),
+            status: ConditionStatus::parse(&c.status),
             reason: c.reason.clone().unwrap_or_default(),
             message: c.message.clone().unwrap_or_default(),
         })

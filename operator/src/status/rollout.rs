@@ -115,6 +115,7 @@ pub fn serves(d: &ObservedDeployment, desired: i32) -> bool {
 mod tests {
     use super::super::observed::ObservedCondition;
     use super::*;
+    use trussium_api::ConditionStatus;
 
     fn deployment(generation: i64, observed: i64, counts: [i32; 4]) -> ObservedDeployment {
         let [replicas, updated, ready, available] = counts;
@@ -132,7 +133,7 @@ mod tests {
     fn deadline_exceeded(mut d: ObservedDeployment) -> ObservedDeployment {
         d.unavailable_replicas = 1;
         d.progressing = Some(ObservedCondition {
-            status: "False".into(),
+            status: ConditionStatus::False,
             reason: "ProgressDeadlineExceeded".into(),
             message: "timed out".into(),
         });

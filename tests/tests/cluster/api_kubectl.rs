@@ -6,12 +6,15 @@
 
 use std::time::Duration;
 
-use crate::api_support::{BoxError, TestResult, install_crd, kubectl, kubectl_ok, squeeze};
+use crate::api_support::squeeze;
 use kube::Api;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{TestNamespace, repo_root, require_cluster};
+use trussium_e2e::{
+    BoxError, TestNamespace, TestResult, install_crd, kubectl, kubectl_ok, repo_root,
+    require_cluster,
+};
 
 async fn setup(prefix: &str) -> Result<TestNamespace, BoxError> {
     require_cluster();

@@ -1,25 +1,14 @@
-//! Shared by the `api_*` cluster tests: installing the CRD from `crds/`,
-//! running the real `kubectl`, and reading the manifest corpus in
-//! `tests/fixtures/`.
+//! Shared by the `api_*` cluster tests: the TrussiumRuntime resource as a
+//! dynamic object, and the manifest corpus in `tests/fixtures/`.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{ApiResource, DynamicObject};
 use kube::{Api, Client, ResourceExt};
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{admin_kubeconfig_path, repo_root};
-
-pub type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
-pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+use trussium_e2e::{BoxError, repo_root};
 
 pub const CRD_NAME: &str = "trussiumruntimes.runtime.trussium.io";
-
-/// Applies `crds/` as committed and waits until it is served.
-pub async fn install_crd(client: &Client) -> Result<CustomResourceDefinition, BoxError> {
-    Ok(trussium_e2e::install_crd(client).await?)
-}
 
 /// The TrussiumRuntime resource, for `Api<DynamicObject>`.
 pub fn runtime_resource() -> ApiResource {
@@ -28,83 +17,6 @@ pub fn runtime_resource() -> ApiResource {
 
 pub fn dynamic_api(client: &Client, namespace: &str) -> Api<DynamicObject> {
     Api::namespaced_with(client.clone(), namespace, &runtime_resource())
-}
-
-/// The `kubectl` to run: `$TRUSSIUM_BIN/kubectl` (the cluster's own, 1.36)
-/// when `tests/cluster/env.sh` was sourced, else the first on `PATH`.
-pub fn kubectl_binary() -> PathBuf {
-    match std::env::var_os("TRUSSIUM_BIN") {
-        Some(bin) if !bin.is_empty() => PathBuf::from(bin).join("kubectl"),
-        _ => PathBuf::from("kubectl"),
-    }
-}
-
-/// What one `kubectl` run printed.
-pub struct Kubectl {
-    pub success: bool,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-impl Kubectl {
-    fn from_output(output: Output) -> Self {
-        Kubectl {
-            success: output.status.success(),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
-    }
-
-    /// Stdout and stderr, for messages.
-    pub fn both(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
-    }
-}
-
-/// Runs the real `kubectl` as the cluster admin, feeding `stdin` if given.
-pub async fn kubectl(args: &[&str], stdin: Option<&str>) -> Result<Kubectl, BoxError> {
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    let stdin = stdin.map(str::to_string);
-    tokio::task::spawn_blocking(move || run_kubectl(&args, stdin.as_deref())).await?
-}
-
-fn run_kubectl(args: &[String], stdin: Option<&str>) -> Result<Kubectl, BoxError> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-
-    let binary = kubectl_binary();
-    let mut child = Command::new(&binary)
-        .arg("--kubeconfig")
-        .arg(admin_kubeconfig_path())
-        .arg("--request-timeout=30s")
-        .args(args)
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| {
-            format!(
-                "cannot run {}: {e} (source tests/cluster/env.sh first)",
-                binary.display()
-            )
-        })?;
-    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
-        pipe.write_all(input.as_bytes())?;
-    }
-    Ok(Kubectl::from_output(child.wait_with_output()?))
-}
-
-/// Like [`kubectl`], but a failure is an error carrying kubectl's output.
-pub async fn kubectl_ok(args: &[&str], stdin: Option<&str>) -> Result<String, BoxError> {
-    let run = kubectl(args, stdin).await?;
-    if !run.success {
-        return Err(format!("kubectl {} failed:\n{}", args.join(" "), run.both()).into());
-    }
-    Ok(run.stdout)
 }
 
 /// Whitespace collapsed to single spaces (kubectl wraps long descriptions).

@@ -6,15 +6,14 @@
 //!
 //! `source tests/cluster/env.sh && cargo test -p trussium-e2e --test cluster api_validation -- --include-ignored`
 
-use crate::api_support::{
-    BoxError, CRD_NAME, Fixture, TestResult, dynamic_api, install_crd, kubectl, kubectl_ok,
-    load_fixtures, refusal_message, samples,
-};
+use crate::api_support::{CRD_NAME, Fixture, dynamic_api, load_fixtures, refusal_message, samples};
 use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use kube::{Api, ResourceExt};
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{TestNamespace, require_cluster};
+use trussium_e2e::{
+    BoxError, TestNamespace, TestResult, install_crd, kubectl, kubectl_ok, require_cluster,
+};
 
 const DIGEST: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 

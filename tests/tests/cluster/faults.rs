@@ -18,11 +18,11 @@ use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, ResourceExt};
 use serde_json::json;
 use trussium_api::condition_type;
-use trussium_e2e::{Operator, repo_root, service_account_username, wait_for};
-
-use crate::fault_support::{all_ready, check_first_rollout_events, events_by_runtime};
-use crate::harness::{BoxError, CONVERGE, EVENTS_QUIET, Harness, TestResult, ensure, run};
-use crate::status_support::{OLD_TAG, runtime};
+use trussium_e2e::{
+    BoxError, CONVERGE, Harness, OLD_TAG, Operator, QUIET_AFTER_SETTLING, TestResult, all_ready,
+    check_first_rollout_events, describe_requests, ensure, events_by_runtime, openai_runtime,
+    repo_root, service_account_username, wait_for, with_operator,
+};
 
 const N: &str = "Normal";
 const W: &str = "Warning";
@@ -40,12 +40,12 @@ fn fault_runtimes() -> usize {
 #[ignore = "needs the local cluster (make test)"]
 async fn a_killed_operator_loses_and_repeats_no_event() -> TestResult {
     let count = fault_runtimes();
-    run(
+    with_operator(
         "fault-kill",
         &["--progress-deadline-seconds=120"],
         async |h| {
             for i in 0..count {
-                h.create_runtime(runtime(&format!("rt-{i:03}"), OLD_TAG, 1, None))
+                h.create_runtime(openai_runtime(&format!("rt-{i:03}"), OLD_TAG, 1, None))
                     .await?;
             }
             // Two crashes while it converges: after a quarter and after half of
@@ -70,7 +70,7 @@ async fn a_killed_operator_loses_and_repeats_no_event() -> TestResult {
             let runtimes = wait_for(
                 &format!("all {count} runtimes to be Ready"),
                 Duration::from_secs(900),
-                async || Ok(all_ready(h, count).await?),
+                async || Ok(all_ready(&h.runtimes(), count).await?),
             )
             .await?;
             eprintln!(
@@ -79,12 +79,12 @@ async fn a_killed_operator_loses_and_repeats_no_event() -> TestResult {
             );
             // Events may trail the status that records them by nothing (they are
             // published first), so what is there now is complete.
-            let events = events_by_runtime(h).await?;
+            let events = events_by_runtime(&h.events()).await?;
             check_first_rollout_events(&runtimes, &events)?;
             // And nothing more comes.
-            tokio::time::sleep(EVENTS_QUIET).await;
+            tokio::time::sleep(QUIET_AFTER_SETTLING).await;
             ensure(
-                events_by_runtime(h).await? == events,
+                events_by_runtime(&h.events()).await? == events,
                 "Events changed after convergence",
             )
         },
@@ -176,7 +176,7 @@ impl OwnAccount {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn a_revoked_secret_permission_warns_once_and_recovers() -> TestResult {
-    run("fault-rbac", &[], async |h| {
+    with_operator("fault-rbac", &[], async |h| {
         let account = OwnAccount::create(h, "fault-operator").await?;
         let outcome = revoked_secret_permission(h, &account).await;
         account.delete().await;
@@ -201,7 +201,7 @@ async fn revoked_secret_permission(h: &mut Harness, account: &OwnAccount) -> Tes
     h.create_secret("creds", "api-key", "rbac-test-value")
         .await?;
     let rt = h
-        .create_runtime(runtime("x", OLD_TAG, 1, Some("creds")))
+        .create_runtime(openai_runtime("x", OLD_TAG, 1, Some("creds")))
         .await?;
     h.wait_ready("x").await?;
     let first = [(N, "RuntimeProgressing"), (N, "RuntimeReady")];
@@ -304,8 +304,8 @@ fn forbidden_secret_reads(
 async fn a_second_writer_does_not_make_the_operator_loop() -> TestResult {
     const FIGHT: Duration = Duration::from_secs(20);
     const EVERY: Duration = Duration::from_millis(200);
-    run("fault-fight", &[], async |h| {
-        let rt = h.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
+    with_operator("fault-fight", &[], async |h| {
+        let rt = h.create_runtime(openai_runtime("x", OLD_TAG, 1, None)).await?;
         h.wait_ready("x").await?;
         let first = [(N, "RuntimeProgressing"), (N, "RuntimeReady")];
         h.expect_events(&rt, &first).await?;
@@ -353,7 +353,7 @@ async fn a_second_writer_does_not_make_the_operator_loop() -> TestResult {
         )?;
         ensure(
             writes.iter().all(|e| e.resource() == "deployments"),
-            format!("the fight made the operator write other things: {}", crate::operator_support::describe(&writes)),
+            format!("the fight made the operator write other things: {}", describe_requests(&writes)),
         )?;
         h.events_stay(&rt, &first).await?;
         // Once the fight ends, the operator's value is back when the backoff
@@ -371,7 +371,7 @@ async fn a_second_writer_does_not_make_the_operator_loop() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn an_object_someone_else_created_is_never_taken_over() -> TestResult {
-    run("fault-foreign", &[], async |h| {
+    with_operator("fault-foreign", &[], async |h| {
         let config_maps = h.api::<ConfigMap>();
         let foreign: ConfigMap = serde_json::from_value(json!({
             "metadata": {"name": "x", "labels": {"team": "someone-else"}},
@@ -391,7 +391,7 @@ async fn an_object_someone_else_created_is_never_taken_over() -> TestResult {
             .await?;
         let mark = h.mark();
         let rt = h
-            .create_runtime(runtime("x", OLD_TAG, 1, Some("creds")))
+            .create_runtime(openai_runtime("x", OLD_TAG, 1, Some("creds")))
             .await?;
 
         let stuck = h
@@ -431,7 +431,7 @@ async fn an_object_someone_else_created_is_never_taken_over() -> TestResult {
                 .any(|e| matches!(e.resource().as_str(), "configmaps" | "networkpolicies")),
             format!(
                 "the operator wrote someone else's objects: {}",
-                crate::operator_support::describe(&writes)
+                describe_requests(&writes)
             ),
         )?;
 

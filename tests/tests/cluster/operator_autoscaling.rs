@@ -5,15 +5,16 @@
 use std::time::Duration;
 
 use crate::operator_support::{
-    CONVERGE, PROGRESS_DEADLINE_ARG, PROMPT, ReplicaRecorder, TestResult, assert_operator_labels,
-    assert_owned_by, at, describe, holds_for, json_of, minimal, run,
+    PROGRESS_DEADLINE_ARG, ReplicaRecorder, assert_operator_labels, assert_owned_by, at, json_of,
 };
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use kube::ResourceExt;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
-use trussium_e2e::wait_for;
+use trussium_e2e::{
+    CONVERGE, PROMPT, TestResult, describe_requests, holds_for, minimal, wait_for, with_operator,
+};
 
 /// How long a replica count must hold once reached.
 const HOLD: Duration = Duration::from_secs(4);
@@ -21,7 +22,7 @@ const HOLD: Duration = Duration::from_secs(4);
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn autoscaling_takes_over_and_hands_back_without_dropping_replicas() -> TestResult {
-    run("op-autoscaling", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-autoscaling", &[PROGRESS_DEADLINE_ARG], async |h| {
         let rt = h
             .create_runtime(minimal(
                 "elastic",
@@ -114,7 +115,7 @@ async fn autoscaling_takes_over_and_hands_back_without_dropping_replicas() -> Te
         assert!(
             fought.is_empty(),
             "the operator wrote the Deployment after the HPA's decision: {}",
-            describe(&fought)
+            describe_requests(&fought)
         );
 
         // spec.replicas is ignored while the HPA owns the count...
@@ -158,7 +159,7 @@ async fn autoscaling_takes_over_and_hands_back_without_dropping_replicas() -> Te
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn autoscaling_from_a_scaled_runtime_starts_within_the_bounds() -> TestResult {
-    run(
+    with_operator(
         "op-autoscaling-bounds",
         &[PROGRESS_DEADLINE_ARG],
         async |h| {

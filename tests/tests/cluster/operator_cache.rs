@@ -5,16 +5,16 @@
 
 use std::time::Duration;
 
-use crate::operator_support::{
-    BoxError, CONVERGE, Harness, PROGRESS_DEADLINE_ARG, PROMPT, TestResult, at, describe, json_of,
-    minimal, run,
-};
+use crate::operator_support::{PROGRESS_DEADLINE_ARG, at, json_of};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service};
 use kube::ResourceExt;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
 use tokio::time::Instant;
+use trussium_e2e::{
+    BoxError, CONVERGE, Harness, PROMPT, TestResult, describe_requests, minimal, with_operator,
+};
 
 /// Waits until the operator has sent no request (watches aside) for `window`.
 async fn wait_until_silent(h: &Harness, window: Duration) -> TestResult {
@@ -27,7 +27,11 @@ async fn wait_until_silent(h: &Harness, window: Duration) -> TestResult {
             return Ok(());
         }
         if Instant::now() > deadline {
-            return Err(format!("the operator never went silent: {}", describe(&requests)).into());
+            return Err(format!(
+                "the operator never went silent: {}",
+                describe_requests(&requests)
+            )
+            .into());
         }
     }
 }
@@ -59,7 +63,7 @@ async fn busy_runtime(h: &Harness) -> Result<String, BoxError> {
 #[ignore = "needs the local cluster (make test)"]
 async fn unchanged_reconciles_and_resyncs_send_no_request() -> TestResult {
     // A resync every two seconds instead of five minutes.
-    run(
+    with_operator(
         "op-cache-idle",
         &[PROGRESS_DEADLINE_ARG, "--resync-seconds=2"],
         async |h| {
@@ -90,7 +94,7 @@ async fn unchanged_reconciles_and_resyncs_send_no_request() -> TestResult {
             assert!(
                 requests.is_empty(),
                 "{reconciles} reconciles that change nothing sent requests: {}",
-                describe(&requests)
+                describe_requests(&requests)
             );
             Ok(())
         },
@@ -101,7 +105,7 @@ async fn unchanged_reconciles_and_resyncs_send_no_request() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn drift_is_reverted_from_the_cache_without_a_read() -> TestResult {
-    run("op-cache-drift", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-cache-drift", &[PROGRESS_DEADLINE_ARG], async |h| {
         let name = busy_runtime(h).await?;
         wait_until_silent(h, Duration::from_secs(3)).await?;
 

@@ -6,10 +6,7 @@ use std::fmt::Debug;
 
 use std::time::Duration;
 
-use crate::operator_support::{
-    CONVERGE, Harness, PROGRESS_DEADLINE_ARG, PROMPT, TestResult, assert_operator_labels, at,
-    describe, holds_for, json_of, minimal, run,
-};
+use crate::operator_support::{PROGRESS_DEADLINE_ARG, assert_operator_labels, at, json_of};
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
@@ -22,6 +19,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 use trussium_api::TrussiumRuntime;
+use trussium_e2e::{
+    CONVERGE, Harness, PROMPT, TestResult, describe_requests, holds_for, minimal, with_operator,
+};
 
 /// How long the operator must stay quiet once every drift is reverted.
 const QUIET_AFTER_DRIFT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -128,7 +128,7 @@ fn network_policy_spec() -> Value {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn drift_in_each_owned_kind_is_reverted() -> TestResult {
-    run("op-drift", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-drift", &[PROGRESS_DEADLINE_ARG], async |h| {
         // A fixed-scale runtime (replicas belong to the operator) and an
         // autoscaled one (for the HPA).
         h.create_secret("credentials", "api-key", "sk-drift").await?;
@@ -358,7 +358,7 @@ async fn drift_in_each_owned_kind_is_reverted() -> TestResult {
         let mark = h.mark();
         holds_for("no write after drift settled", QUIET_AFTER_DRIFT, async || {
             let writes = h.operator_writes_since(&mark).await?;
-            Ok((!writes.is_empty()).then(|| describe(&writes)))
+            Ok((!writes.is_empty()).then(|| describe_requests(&writes)))
         })
         .await?;
         Ok(())
@@ -369,7 +369,7 @@ async fn drift_in_each_owned_kind_is_reverted() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn each_deleted_owned_kind_is_recreated() -> TestResult {
-    run("op-recreate", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-recreate", &[PROGRESS_DEADLINE_ARG], async |h| {
         let created = h
             .create_runtime(minimal(
                 "phoenix",

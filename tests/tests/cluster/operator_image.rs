@@ -22,12 +22,10 @@ use trussium_e2e::oci::{
     Descriptor, IMAGE_INDEX, IMAGE_MANIFEST, ImageConfig, Index, Layout, Manifest,
 };
 use trussium_e2e::{
-    Operator, TestNamespace, VERSION, binary_kind, cargo_lock, crates_named_in, image_archive,
-    release_dist, repo_root, require_cluster, wait_for,
+    BoxError, Operator, TestNamespace, TestResult, VERSION, binary_kind, cargo_lock,
+    crates_named_in, http_request, image_archive, is_ready, minimal, release_dist, repo_root,
+    require_cluster, wait_for,
 };
-
-use crate::operator_support::{condition, minimal};
-use crate::production_support::{BoxError, TestResult, http_request};
 
 /// OCI architecture, cargo target, and what the binary's header must say.
 const PLATFORMS: [(&str, &str, &str); 2] = [
@@ -35,6 +33,8 @@ const PLATFORMS: [(&str, &str, &str); 2] = [
     ("arm64", "aarch64-unknown-linux-musl", "ELF aarch64"),
 ];
 const SBOM_TYPE: &str = "application/vnd.cyclonedx+json";
+/// The config media type of a Helm chart pushed to an OCI registry.
+const HELM_CONFIG: &str = "application/vnd.cncf.helm.config.v1+json";
 const BINARY: &str = "trussium-operator";
 /// An operator under qemu-user (a dev build, emulated) is slower than a native one.
 const UNDER_QEMU: Duration = Duration::from_secs(180);
@@ -256,9 +256,7 @@ async fn the_arm64_binary_of_the_image_reconciles_a_runtime_under_qemu() -> Test
             .await?;
         wait_for("runtime on-arm64 to be Ready", UNDER_QEMU, async || {
             let rt = runtimes.get("on-arm64").await?;
-            Ok(condition(&rt, "Ready")
-                .is_some_and(|c| c.status == "True")
-                .then_some(()))
+            Ok(is_ready(&rt).then_some(()))
         })
         .await?;
         eprintln!(
@@ -603,6 +601,29 @@ async fn make_publish_pushes_the_index_and_its_sboms_to_a_registry() -> TestResu
             "linux/{arch}: the registry serves the shipped SBOM"
         );
     }
+    // The Helm chart went to the chart repository, tagged with its version,
+    // its one layer the release's package byte for byte.
+    let chart = get(
+        format!("/v2/charts/trussium-operator/manifests/{VERSION}"),
+        IMAGE_MANIFEST,
+    )
+    .await?;
+    assert_eq!(chart.status, 200, "the chart in the registry");
+    let chart: Manifest = serde_json::from_slice(&chart.body)?;
+    assert_eq!(chart.config.media_type, HELM_CONFIG);
+    let [package] = chart.layers.as_slice() else {
+        return Err(format!("the chart has {} layers", chart.layers.len()).into());
+    };
+    let blob = get(
+        format!("/v2/charts/trussium-operator/blobs/{}", package.digest),
+        "*/*",
+    )
+    .await?;
+    assert_eq!(blob.status, 200);
+    assert!(
+        blob.body == std::fs::read(dist.join(format!("trussium-operator-{VERSION}.tgz")))?,
+        "the registry serves the release's chart package"
+    );
     eprintln!("make publish:\n{stdout}{stderr}");
     drop(registry);
     let _ = std::fs::remove_dir_all(&work);

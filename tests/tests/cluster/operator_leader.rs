@@ -13,21 +13,15 @@ use kube::{Api, ResourceExt};
 use serde_json::json;
 use tokio::time::Instant;
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{Audit, TestNamespace, install, require_cluster, wait_for};
-
-use crate::operator_support::minimal;
-use crate::production_support::{
-    BoxError, Identity, Replica, TestResult, install_leader_election_rbac, lease_holder,
-    lease_spec, metric, reconciles, wait_for_holder,
+use trussium_e2e::{
+    Audit, BoxError, CONVERGE, Identity, NEW_TAG, OLD_TAG, Relay, Replica, TestNamespace,
+    TestResult, api_server_address, install, install_leader_election_rbac, lease_holder,
+    lease_spec, metric, minimal, reconciles, require_cluster, wait_for, wait_for_holder,
 };
-use crate::relay_support::{Relay, api_server_address};
 
 /// Takeover after a kill: the lease duration (15 s) plus a retry, under load.
 const TAKEOVER: Duration = Duration::from_secs(60);
-const CONVERGE: Duration = Duration::from_secs(90);
 const LEADER: &str = r#"leader_election_master_status{name="trussium-operator"}"#;
-const OLD_TAG: &str = "v1.22.0";
-const NEW_TAG: &str = "v1.23.0";
 
 /// (reason, reporting instance) of every Event about `uid`, oldest first.
 async fn events_about(
@@ -167,11 +161,11 @@ async fn one_leader_writes_and_the_standby_takes_over() -> TestResult {
         let leader_counted = |t: &str| {
             reconciles(t) >= 1.0
                 && metric(t, r#"trussium_runtimes{ready="True"}"#) == Some(1.0)
-                && metric(
+                && trussium_e2e::metrics::sum(
                     t,
-                    r#"trussium_api_requests_total{kind="deployments",verb="patch"}"#,
-                )
-                .is_some_and(|v| v >= 1.0)
+                    "trussium_api_requests_total",
+                    &[("kind", "deployments"), ("verb", "patch")],
+                ) >= 1.0
                 && metric(t, r#"trussium_events_total{reason="RuntimeReady"}"#)
                     .is_some_and(|v| v >= 1.0)
         };

@@ -5,9 +5,10 @@
 use std::time::Duration;
 
 use kube::config::Kubeconfig;
-use trussium_e2e::{TestNamespace, install, require_cluster, wait_for};
-
-use crate::production_support::{BoxError, Identity, Replica, TestResult, free_port};
+use trussium_e2e::{
+    BoxError, Identity, Replica, TestNamespace, TestResult, free_port, install, require_cluster,
+    wait_for,
+};
 
 const START: Duration = Duration::from_secs(60);
 

@@ -8,9 +8,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::operator_support::{
-    BoxError, CONVERGE, Harness, PROGRESS_DEADLINE_ARG, TestResult, assert_operator_labels,
-    assert_owned_by, at, condition_summary, holds_for, json_of, minimal, operator_labels, run,
-    sample, selector_labels,
+    PROGRESS_DEADLINE_ARG, assert_operator_labels, assert_owned_by, at, json_of, operator_labels,
+    selector_labels,
 };
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
@@ -21,7 +20,10 @@ use kube::ResourceExt;
 use kube::api::{DeleteParams, ListParams, ObjectMeta, Patch, PatchParams};
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{NEVER_READY_IMAGE, deployment_condition, wait_for};
+use trussium_e2e::{
+    BoxError, CONVERGE, Harness, NEVER_READY_IMAGE, TestResult, condition_summary,
+    deployment_condition, holds_for, minimal, sample, wait_for, with_operator,
+};
 
 const CONFIG_HASH: &str = "runtime.trussium.io/config-hash";
 const APPLIED_HASH: &str = "runtime.trussium.io/applied-hash";
@@ -188,7 +190,7 @@ where
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn minimal_sample_owns_every_object_with_the_right_content() -> TestResult {
-    run("op-minimal", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-minimal", &[PROGRESS_DEADLINE_ARG], async |h| {
         let created = h.create_runtime(sample("minimal")?).await?;
         let name = created.name_any();
         let rt = h.wait_ready(&name).await?;
@@ -268,7 +270,7 @@ async fn minimal_sample_owns_every_object_with_the_right_content() -> TestResult
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn openai_sample_takes_its_credential_from_the_secret_by_reference() -> TestResult {
-    run("op-openai", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-openai", &[PROGRESS_DEADLINE_ARG], async |h| {
         let value = format!("sk-openai-{}", h.namespace());
         h.create_secret("openai-credentials", "api-key", &value)
             .await?;
@@ -319,7 +321,7 @@ async fn openai_sample_takes_its_credential_from_the_secret_by_reference() -> Te
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn full_sample_passes_every_field_through() -> TestResult {
-    run("op-full", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-full", &[PROGRESS_DEADLINE_ARG], async |h| {
         h.create_secret("openai-credentials", "api-key", "sk-full")
             .await?;
         h.create_secret("ghcr-credentials", ".dockerconfigjson", "{}")
@@ -448,7 +450,7 @@ async fn full_sample_passes_every_field_through() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn never_ready_image_never_becomes_available_and_is_reported() -> TestResult {
-    run("op-never-ready", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-never-ready", &[PROGRESS_DEADLINE_ARG], async |h| {
         let (repository, tag) = NEVER_READY_IMAGE
             .rsplit_once(':')
             .ok_or("NEVER_READY_IMAGE has no tag")?;
@@ -518,7 +520,7 @@ async fn never_ready_image_never_becomes_available_and_is_reported() -> TestResu
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn network_policy_follows_enabled_on_and_off() -> TestResult {
-    run("op-netpol", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-netpol", &[PROGRESS_DEADLINE_ARG], async |h| {
         let ingress = json!([
             {
                 "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "clients"}},
@@ -587,7 +589,7 @@ async fn network_policy_follows_enabled_on_and_off() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn pod_metadata_reserved_labels_are_refused_and_the_rest_reaches_the_pods() -> TestResult {
-    run("op-podmeta", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-podmeta", &[PROGRESS_DEADLINE_ARG], async |h| {
         // Refused at the API server, on create...
         for (field, key) in [
             ("labels", "app.kubernetes.io/name"),
@@ -678,7 +680,7 @@ async fn pod_metadata_reserved_labels_are_refused_and_the_rest_reaches_the_pods(
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn deleting_the_runtime_garbage_collects_everything() -> TestResult {
-    run("op-gc", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-gc", &[PROGRESS_DEADLINE_ARG], async |h| {
         let rt = h
             .create_runtime(minimal(
                 "doomed",
@@ -828,7 +830,7 @@ async fn assert_collected(h: &Harness, name: &str) -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn configuration_changes_reach_the_config_map_and_roll_the_pods() -> TestResult {
-    run("op-config-change", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-config-change", &[PROGRESS_DEADLINE_ARG], async |h| {
         let rt = h
             .create_runtime(minimal(
                 "tuned",
@@ -909,7 +911,7 @@ async fn configuration_changes_reach_the_config_map_and_roll_the_pods() -> TestR
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn service_type_and_port_image_digest_and_pull_policy_follow_the_spec() -> TestResult {
-    run("op-service-image", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-service-image", &[PROGRESS_DEADLINE_ARG], async |h| {
         let digest = format!("sha256:{}", "0123456789abcdef".repeat(4));
         let rt = h
             .create_runtime(minimal(

@@ -4,17 +4,17 @@
 
 use std::time::Duration;
 
-use crate::operator_support::{
-    BoxError, CONVERGE, Harness, PROGRESS_DEADLINE_ARG, PROMPT, TestResult, at, describe,
-    holds_for, json_of, minimal, run, sample,
-};
+use crate::operator_support::{PROGRESS_DEADLINE_ARG, at, json_of};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret, Service, ServiceAccount};
 use kube::ResourceExt;
 use kube::api::{DeleteParams, ListParams};
 use serde_json::{Value, json};
 use tokio::time::Instant;
-use trussium_e2e::{AuditEvent, wait_for};
+use trussium_e2e::{
+    AuditEvent, BoxError, CONVERGE, Harness, PROMPT, TestResult, describe_requests, holds_for,
+    minimal, sample, wait_for, with_operator,
+};
 
 const CONFIG_HASH: &str = "runtime.trussium.io/config-hash";
 /// The kinds the contract says a missing Secret blocks.
@@ -95,7 +95,7 @@ async fn assert_blocked(
     assert!(
         blocked.is_empty(),
         "the operator wrote while {secret} was missing: {}",
-        describe(&blocked)
+        describe_requests(&blocked)
     );
     // The audit filter does see this operator's writes here (not vacuous).
     assert!(
@@ -103,7 +103,7 @@ async fn assert_blocked(
             .iter()
             .any(|e| e.resource() == "trussiumruntimes/status"),
         "no status write recorded: {}",
-        describe(&writes)
+        describe_requests(&writes)
     );
     Ok(())
 }
@@ -141,7 +141,7 @@ async fn create_and_expect_unblocked(
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn missing_credentials_secret_blocks_every_write_until_it_is_created() -> TestResult {
-    run("op-missing-cred", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-missing-cred", &[PROGRESS_DEADLINE_ARG], async |h| {
         let mark = h.mark();
         let rt = h.create_runtime(sample("openai")?).await?;
         let name = rt.name_any();
@@ -191,7 +191,7 @@ async fn missing_credentials_secret_blocks_every_write_until_it_is_created() -> 
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn missing_pull_secret_blocks_every_write_until_it_is_created() -> TestResult {
-    run("op-missing-pull", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-missing-pull", &[PROGRESS_DEADLINE_ARG], async |h| {
         let mark = h.mark();
         let rt = h
             .create_runtime(minimal(
@@ -222,7 +222,7 @@ async fn missing_pull_secret_blocks_every_write_until_it_is_created() -> TestRes
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn running_runtime_that_references_a_missing_secret_keeps_its_deployment() -> TestResult {
-    run("op-missing-later", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-missing-later", &[PROGRESS_DEADLINE_ARG], async |h| {
         let rt = h.create_runtime(minimal("running", json!({}))?).await?;
         let name = rt.name_any();
         h.wait_ready(&name).await?;
@@ -269,7 +269,11 @@ async fn running_runtime_that_references_a_missing_secret_keeps_its_deployment()
         .await?;
         let writes = h.operator_writes_since(&mark).await?;
         let blocked = blocked_writes(&writes);
-        assert!(blocked.is_empty(), "blocked writes: {}", describe(&blocked));
+        assert!(
+            blocked.is_empty(),
+            "blocked writes: {}",
+            describe_requests(&blocked)
+        );
         // The old pods keep serving meanwhile.
         assert_eq!(
             at(
@@ -308,7 +312,7 @@ async fn running_runtime_that_references_a_missing_secret_keeps_its_deployment()
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn deleting_a_referenced_secret_blocks_without_touching_the_deployment() -> TestResult {
-    run("op-secret-deleted", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-secret-deleted", &[PROGRESS_DEADLINE_ARG], async |h| {
         h.create_secret("openai-credentials", "api-key", "sk-1")
             .await?;
         let rt = h.create_runtime(sample("openai")?).await?;
@@ -338,7 +342,11 @@ async fn deleting_a_referenced_secret_blocks_without_touching_the_deployment() -
         );
         let writes = h.operator_writes_since(&mark).await?;
         let blocked = blocked_writes(&writes);
-        assert!(blocked.is_empty(), "blocked writes: {}", describe(&blocked));
+        assert!(
+            blocked.is_empty(),
+            "blocked writes: {}",
+            describe_requests(&blocked)
+        );
 
         // Back again: unblocked, and the pods roll onto the new Secret.
         let d = create_and_expect_unblocked(h, &name, "openai-credentials", "api-key", |d| {
@@ -357,7 +365,7 @@ async fn deleting_a_referenced_secret_blocks_without_touching_the_deployment() -
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn rotating_the_credentials_secret_rolls_the_pods() -> TestResult {
-    run("op-rotation", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-rotation", &[PROGRESS_DEADLINE_ARG], async |h| {
         h.create_secret("openai-credentials", "api-key", "sk-first")
             .await?;
         let rt = h.create_runtime(sample("openai")?).await?;

@@ -6,10 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::operator_support::{
-    BoxError, CONVERGE, Harness, PROGRESS_DEADLINE_ARG, PROMPT, QUIET, TestResult, describe,
-    holds_for, minimal, run,
-};
+use crate::operator_support::PROGRESS_DEADLINE_ARG;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Event as CoreEvent, Secret, Service};
 use k8s_openapi::api::events::v1::Event;
@@ -17,8 +14,9 @@ use kube::ResourceExt;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
 use serde_json::{Value, json};
 use trussium_e2e::{
-    AuditEvent, OPERATOR_USER, TestNamespace, admin_client, admin_kubeconfig_path, install,
-    kubectl_path, require_cluster,
+    AuditEvent, BoxError, CONVERGE, Harness, OPERATOR_USER, PROMPT, QUIET_IN_STEADY_STATE,
+    TestNamespace, TestResult, admin_client, admin_kubeconfig_path, describe_requests, holds_for,
+    install, kubectl_path, minimal, require_cluster, with_operator,
 };
 
 /// Whether any object in `value` has one of `keys`, at any depth.
@@ -72,7 +70,7 @@ async fn event_notes(h: &Harness) -> Result<String, BoxError> {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn the_operator_never_reads_a_secret_body_nor_repeats_its_value() -> TestResult {
-    run("op-secret-body", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-secret-body", &[PROGRESS_DEADLINE_ARG], async |h| {
         let mark = h.mark();
         let value = format!("sk-live-{}-do-not-leak", h.namespace());
         let rotated = format!("sk-rotated-{}-do-not-leak", h.namespace());
@@ -220,7 +218,7 @@ async fn the_operator_never_reads_a_secret_body_nor_repeats_its_value() -> TestR
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn steady_state_sends_no_write_even_after_a_restart() -> TestResult {
-    run("op-steady", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-steady", &[PROGRESS_DEADLINE_ARG], async |h| {
         h.create_secret("openai-credentials", "api-key", "sk-steady")
             .await?;
         h.create_secret("ghcr-credentials", ".dockerconfigjson", "{}")
@@ -281,9 +279,9 @@ async fn steady_state_sends_no_write_even_after_a_restart() -> TestResult {
             .await?;
         h.wait_for_reconciles_of(&busy, 1, log_mark, PROMPT).await?;
         // Not a write, and not a read either: decided from the caches.
-        let quiet = holds_for("no request", QUIET, async || {
+        let quiet = holds_for("no request", QUIET_IN_STEADY_STATE, async || {
             let requests = h.operator_requests_since(&mark).await?;
-            Ok((!requests.is_empty()).then(|| describe(&requests)))
+            Ok((!requests.is_empty()).then(|| describe_requests(&requests)))
         })
         .await;
         if let Err(e) = quiet {
@@ -296,9 +294,9 @@ async fn steady_state_sends_no_write_even_after_a_restart() -> TestResult {
         h.operator.restart().await?;
         h.wait_for_reconciles_of(&busy, 1, log_mark, PROMPT).await?;
         h.wait_for_reconciles_of(&blocked, 1, log_mark, PROMPT).await?;
-        let quiet = holds_for("no write", QUIET, async || {
+        let quiet = holds_for("no write", QUIET_IN_STEADY_STATE, async || {
             let writes = h.operator_writes_since(&mark).await?;
-            Ok((!writes.is_empty()).then(|| describe(&writes)))
+            Ok((!writes.is_empty()).then(|| describe_requests(&writes)))
         })
         .await;
         if let Err(e) = quiet {
@@ -312,7 +310,7 @@ async fn steady_state_sends_no_write_even_after_a_restart() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn only_spec_changes_and_referenced_secrets_wake_the_operator() -> TestResult {
-    run("op-watch-filter", &[PROGRESS_DEADLINE_ARG], async |h| {
+    with_operator("op-watch-filter", &[PROGRESS_DEADLINE_ARG], async |h| {
         h.create_secret("credentials", "api-key", "sk-filter").await?;
         let name = h
             .create_runtime(minimal(

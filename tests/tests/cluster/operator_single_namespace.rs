@@ -3,8 +3,6 @@
 //! metadata reads included, and no ClusterRole at all. The overlay's Role is
 //! applied to this test's namespace, and the operator runs with nothing else.
 
-use std::time::Duration;
-
 use k8s_openapi::ByteString;
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
@@ -13,18 +11,12 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role, RoleBinding};
 use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
 use kube::{Api, ResourceExt};
-use serde::Deserialize;
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    OPERATOR_NAMESPACE, TestNamespace, client_as_service_account, install, kubectl_path, repo_root,
-    require_cluster, wait_for,
+    BoxError, CONVERGE, Identity, OPERATOR_NAMESPACE, Replica, TestNamespace, TestResult,
+    client_as_service_account, install, kustomize, minimal, repo_root, require_cluster, wait_for,
 };
-
-use crate::operator_support::minimal;
-use crate::production_support::{BoxError, Identity, Replica, TestResult};
-
-const CONVERGE: Duration = Duration::from_secs(90);
 
 fn overlay<T: serde::de::DeserializeOwned>(file: &str) -> Result<T, BoxError> {
     let path = repo_root()
@@ -42,26 +34,6 @@ fn the_overlay_role_grants_exactly_the_cluster_role_rules() -> TestResult {
     Ok(())
 }
 
-/// `kubectl kustomize <dir>`: the objects the overlay really produces.
-fn render(dir: &str) -> Result<Vec<serde_json::Value>, BoxError> {
-    let output = std::process::Command::new(kubectl_path())
-        .args(["kustomize", &repo_root().join(dir).to_string_lossy()])
-        .output()?;
-    if !output.status.success() {
-        return Err(format!(
-            "kubectl kustomize {dir}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-        .into());
-    }
-    let text = String::from_utf8(output.stdout)?;
-    let mut objects = Vec::new();
-    for document in serde_yaml::Deserializer::from_str(&text) {
-        objects.push(serde_json::Value::deserialize(document)?);
-    }
-    Ok(objects)
-}
-
 fn kinds(objects: &[serde_json::Value]) -> Vec<String> {
     objects
         .iter()
@@ -72,7 +44,7 @@ fn kinds(objects: &[serde_json::Value]) -> Vec<String> {
 #[test]
 #[ignore = "needs the control plane's kubectl (make test)"]
 fn the_overlays_render_what_they_promise() -> TestResult {
-    let single = render("deploy/overlays/single-namespace")?;
+    let single = kustomize("deploy/overlays/single-namespace")?;
     let kinds_single = kinds(&single);
     assert!(
         !kinds_single.iter().any(|k| k.starts_with("Cluster")),
@@ -89,11 +61,17 @@ fn the_overlays_render_what_they_promise() -> TestResult {
         "{args}"
     );
 
-    let base = render("deploy")?;
-    let monitored = render("deploy/overlays/monitored")?;
+    let base = kustomize("deploy")?;
+    let monitored = kustomize("deploy/overlays/monitored")?;
     let mut expected = kinds(&base);
-    expected.push("ServiceMonitor".into());
-    assert_eq!(kinds(&monitored), expected, "deploy/ plus a ServiceMonitor");
+    expected.extend(["ServiceMonitor", "PrometheusRule", "ConfigMap"].map(String::from));
+    expected.sort();
+    let mut got = kinds(&monitored);
+    got.sort();
+    assert_eq!(
+        got, expected,
+        "deploy/ plus a ServiceMonitor, the alerts and the dashboard"
+    );
     Ok(())
 }
 
@@ -134,7 +112,7 @@ async fn a_single_namespace_operator_runs_on_a_role_alone() -> TestResult {
         let params = PatchParams::apply("trussium-e2e-production").force();
         // The overlay's Role and RoleBinding as it renders them, moved to
         // this test's namespace.
-        let rendered = render("deploy/overlays/single-namespace")?;
+        let rendered = kustomize("deploy/overlays/single-namespace")?;
         let pick = |kind: &str| {
             rendered
                 .iter()

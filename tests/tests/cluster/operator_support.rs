@@ -1,7 +1,7 @@
 //! Shared by the `operator_*` cluster tests (their harness is
-//! [`crate::harness`]): runtimes from the samples, JSON helpers, what every
-//! owned object carries, and a recorder of every `spec.replicas` a
-//! Deployment passes through.
+//! [`trussium_e2e::Harness`]): the operator's flags in these tests, JSON
+//! helpers, what every owned object carries, and a recorder of every
+//! `spec.replicas` a Deployment passes through.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -9,20 +9,13 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, OwnerReference};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use kube::Api;
 use kube::runtime::{WatchStreamExt, watcher};
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{AuditEvent, repo_root, wait_for};
+use trussium_e2e::{BoxError, TestResult, wait_for};
 
-pub use crate::harness::{BoxError, CONVERGE, Harness, TestResult, run};
-pub use trussium_e2e::holds_for;
-/// What "promptly" means: a watch reacted. The operator's periodic resync is
-/// five minutes, its retry after an error fifteen seconds.
-pub const PROMPT: Duration = Duration::from_secs(10);
-/// A bounded window in which something must *not* happen.
-pub const QUIET: Duration = Duration::from_secs(10);
 /// The operator's progress deadline in these tests.
 pub const PROGRESS_DEADLINE_ARG: &str = "--progress-deadline-seconds=10";
 
@@ -47,40 +40,6 @@ pub fn selector_labels(runtime: &str) -> Value {
     })
 }
 
-/// A sample from `deploy/samples/` as JSON.
-pub fn sample(name: &str) -> Result<Value, BoxError> {
-    let path = repo_root()
-        .join("deploy/samples")
-        .join(format!("{name}.yaml"));
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(serde_yaml::from_str(&text)?)
-}
-
-/// The minimal sample renamed to `name`, with changes merged into its spec
-/// (a JSON merge: objects merge, everything else replaces).
-pub fn minimal(name: &str, spec_changes: Value) -> Result<Value, BoxError> {
-    let mut rt = sample("minimal")?;
-    rt["metadata"]["name"] = json!(name);
-    merge(&mut rt["spec"], spec_changes);
-    Ok(rt)
-}
-
-/// JSON merge patch semantics, in place.
-pub fn merge(target: &mut Value, patch: Value) {
-    match (target, patch) {
-        (Value::Object(target), Value::Object(patch)) => {
-            for (key, value) in patch {
-                if value.is_null() {
-                    target.remove(&key);
-                } else {
-                    merge(target.entry(key).or_insert(Value::Null), value);
-                }
-            }
-        }
-        (target, patch) => *target = patch,
-    }
-}
-
 /// The field of `value` at a JSON pointer, or null.
 pub fn at<'a>(value: &'a Value, pointer: &str) -> &'a Value {
     value.pointer(pointer).unwrap_or(&Value::Null)
@@ -89,19 +48,6 @@ pub fn at<'a>(value: &'a Value, pointer: &str) -> &'a Value {
 /// An object as JSON.
 pub fn json_of<T: serde::Serialize>(object: &T) -> Result<Value, BoxError> {
     Ok(serde_json::to_value(object)?)
-}
-
-/// A condition of a runtime's status.
-pub fn condition<'a>(rt: &'a TrussiumRuntime, type_: &str) -> Option<&'a Condition> {
-    rt.status.as_ref()?.condition(type_)
-}
-
-/// `status/reason` of a condition, e.g. `True/RuntimeReady`.
-pub fn condition_summary(rt: &TrussiumRuntime, type_: &str) -> String {
-    condition(rt, type_).map_or_else(
-        || "absent".to_string(),
-        |c| format!("{}/{}", c.status, c.reason),
-    )
 }
 
 /// Every owned object's single owner reference: this runtime, as its
@@ -130,26 +76,6 @@ pub fn assert_operator_labels(meta: &ObjectMeta, runtime: &str, what: &str) {
         Some(&operator_labels(runtime)),
         "labels of {what}"
     );
-}
-
-/// Summarises audit events for an assertion message.
-pub fn describe(events: &[AuditEvent]) -> String {
-    events
-        .iter()
-        .map(|e| {
-            format!(
-                "{} {} {} -> {}",
-                e.verb,
-                e.resource(),
-                e.object_ref
-                    .as_ref()
-                    .and_then(|o| o.name.clone())
-                    .unwrap_or_default(),
-                e.code()
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 /// Every `spec.replicas` a Deployment was seen with, from a watch started

@@ -7,16 +7,11 @@ use std::time::Duration;
 
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    Error, TestNamespace, admin_kubeconfig_path, kubectl_path, release_dist, repo_root,
-    require_cluster,
+    Error, TestNamespace, admin_kubeconfig_path, install_crd, kubectl_path, release_dist,
+    repo_root, require_cluster, run_to_end, target_debug_dir,
 };
 
 use crate::plugin_support::*;
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
-    let path = path.to_path_buf();
-    move |source| Error::Io { path, source }
-}
 
 /// Runs a script of the repository and returns its stdout.
 async fn script(path: &str, env: &[(&str, &Path)]) -> Result<String, Error> {
@@ -33,7 +28,7 @@ async fn script(path: &str, env: &[(&str, &Path)]) -> Result<String, Error> {
             timeout: Duration::from_secs(900),
             last_error: None,
         })?
-        .map_err(io(&full))?;
+        .map_err(Error::io_at(&full))?;
     if !out.status.success() {
         return Err(Error::Io {
             path: full,
@@ -52,9 +47,9 @@ async fn script(path: &str, env: &[(&str, &Path)]) -> Result<String, Error> {
 async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Result<(), Error> {
     require_cluster();
     let ns = TestNamespace::create("plugin-krew").await?;
-    ensure_crd(&ns.client).await?;
+    install_crd(&ns.client).await?;
     let api = ns.api::<TrussiumRuntime>();
-    create(&api, &runtime("via-krew", "v1.2.3", 1)?).await?;
+    create(&api, &ollama_runtime("via-krew", "v1.2.3", 1)?).await?;
     set_status(
         &api,
         "via-krew",
@@ -64,7 +59,7 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
 
     let work = std::env::temp_dir().join(format!("{}-krew", ns.name));
     let krew_root = work.join("krew-root");
-    std::fs::create_dir_all(&krew_root).map_err(io(&krew_root))?;
+    std::fs::create_dir_all(&krew_root).map_err(Error::io_at(&krew_root))?;
 
     // krew, from its Go module (cached outside the checkout).
     let krew_dir = PathBuf::from(script("tests/krew/build.sh", &[]).await?.trim());
@@ -72,14 +67,14 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
     let dist = release_dist()?;
     let manifest = dist.join("trussium.yaml");
     let archive = std::fs::read_dir(&dist)
-        .map_err(io(&dist))?
+        .map_err(Error::io_at(&dist))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.to_string_lossy().ends_with("_linux_amd64.tar.gz"))
         .ok_or_else(|| Error::Io {
             path: dist.clone(),
             source: std::io::Error::other("no linux_amd64 archive"),
         })?;
-    let text = std::fs::read_to_string(&manifest).map_err(io(&manifest))?;
+    let text = std::fs::read_to_string(&manifest).map_err(Error::io_at(&manifest))?;
     assert!(
         !text.contains("${SHA256_") && !text.contains("${BASE_URL}"),
         "{text}"
@@ -110,7 +105,7 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
         cmd
     };
 
-    let out = output(kubectl(&[
+    let out = run_to_end(kubectl(&[
         "krew",
         "install",
         &format!("--manifest={}", manifest.display()),
@@ -127,12 +122,17 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
     assert!(installed.exists(), "{}", installed.display());
     let store = krew_root.join("store").join("trussium");
     let license = std::fs::read_dir(&store)
-        .map_err(io(&store))?
+        .map_err(Error::io_at(&store))?
         .filter_map(|e| e.ok())
         .any(|v| v.path().join("LICENSE").exists());
     assert!(license, "the LICENSE ships in the archive");
+    let man_pages = std::fs::read_dir(&store)
+        .map_err(Error::io_at(&store))?
+        .filter_map(|e| e.ok())
+        .any(|v| v.path().join("man").join("kubectl-trussium.1").exists());
+    assert!(man_pages, "krew installs the man pages");
 
-    let out = output(kubectl(&["trussium", "status", "-n", &ns.name])).await?;
+    let out = run_to_end(kubectl(&["trussium", "status", "-n", &ns.name])).await?;
     assert_eq!(out.code, 0, "{out}");
     let row: Vec<&str> = out
         .stdout
@@ -148,7 +148,7 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
     );
 
     // Help names the plugin as users type it, through krew's symlink too.
-    let out = output(kubectl(&["trussium", "--help"])).await?;
+    let out = run_to_end(kubectl(&["trussium", "--help"])).await?;
     assert!(
         out.stdout
             .contains("Usage: kubectl trussium [OPTIONS] <COMMAND>"),
@@ -157,14 +157,14 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
 
     // The caveats' completion recipe, then kubectl's plugin completion.
     let helper = krew_root.join("bin").join("kubectl_complete-trussium");
-    let out = output(kubectl(&["trussium", "completion", "kubectl"])).await?;
-    std::fs::write(&helper, &out.stdout).map_err(io(&helper))?;
+    let out = run_to_end(kubectl(&["trussium", "completion", "kubectl"])).await?;
+    std::fs::write(&helper, &out.stdout).map_err(Error::io_at(&helper))?;
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755))
-            .map_err(io(&helper))?;
+            .map_err(Error::io_at(&helper))?;
     }
-    let out = output(kubectl(&[
+    let out = run_to_end(kubectl(&[
         "__complete",
         "trussium",
         "status",

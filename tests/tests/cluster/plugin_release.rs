@@ -1,7 +1,7 @@
 //! The release bundle (`make release`, scripts/release.sh; here with the
 //! cheap `cross-check` profile): five archives, each holding a binary for its
-//! own OS and CPU and the LICENSE; the linux/arm64 binary runs under Debian's
-//! qemu-user-static against the cluster; krew's own validate-krew-manifest
+//! own OS and CPU, the LICENSE and the man pages; the linux/arm64 binary runs
+//! under Debian's qemu-user-static against the cluster; krew's own validate-krew-manifest
 //! accepts the manifest, installing every platform from a local web server;
 //! SHA256SUMS, the CRD bundle and the install manifests of this version.
 
@@ -10,8 +10,8 @@ use std::process::Stdio;
 
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    Error, TestNamespace, VERSION, admin_kubeconfig_path, binary_kind, release_dist, repo_root,
-    require_cluster,
+    Error, PluginOutput, TestNamespace, VERSION, admin_kubeconfig_path, binary_kind, install_crd,
+    path_with, plugin, release_dist, repo_root, require_cluster, run_to_end,
 };
 
 use crate::plugin_support::*;
@@ -24,11 +24,6 @@ const PLATFORMS: [(&str, &str, &str); 5] = [
     ("darwin_arm64", "tar.gz", "kubectl-trussium"),
     ("windows_amd64", "zip", "kubectl-trussium.exe"),
 ];
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
-    let path = path.to_path_buf();
-    move |source| Error::Io { path, source }
-}
 
 fn fail(path: &Path, message: String) -> Error {
     Error::Io {
@@ -47,7 +42,7 @@ fn expected_kind(platform: &str) -> &'static str {
     }
 }
 
-async fn command(program: &Path, args: &[&str], dir: &Path) -> Result<Output, Error> {
+async fn command(program: &Path, args: &[&str], dir: &Path) -> Result<PluginOutput, Error> {
     let mut cmd = tokio::process::Command::new(program);
     cmd.args(args)
         .current_dir(dir)
@@ -55,12 +50,12 @@ async fn command(program: &Path, args: &[&str], dir: &Path) -> Result<Output, Er
         .env("PATH", path_with(&[]))
         .stdin(Stdio::null())
         .kill_on_drop(true);
-    output(cmd).await
+    run_to_end(cmd).await
 }
 
 /// Unpacks an archive into `into`.
 async fn unpack(archive: &Path, into: &Path) -> Result<(), Error> {
-    std::fs::create_dir_all(into).map_err(io(into))?;
+    std::fs::create_dir_all(into).map_err(Error::io_at(into))?;
     let text = archive.to_string_lossy().into_owned();
     let target = into.to_string_lossy().into_owned();
     let out = if text.ends_with(".zip") {
@@ -85,22 +80,34 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
     require_cluster();
     let dist = release_dist()?;
     let ns = TestNamespace::create("plugin-release").await?;
-    ensure_crd(&ns.client).await?;
+    install_crd(&ns.client).await?;
     let api = ns.api::<TrussiumRuntime>();
-    create(&api, &runtime("on-arm", "v4.5.6", 1)?).await?;
+    create(&api, &ollama_runtime("on-arm", "v4.5.6", 1)?).await?;
 
     let work = std::env::temp_dir().join(format!("{}-unpacked", ns.name));
     let mut sizes = Vec::new();
     for (platform, ext, exe) in PLATFORMS {
         let archive = dist.join(format!("kubectl-trussium_{VERSION}_{platform}.{ext}"));
-        let size = std::fs::metadata(&archive).map_err(io(&archive))?.len();
+        let size = std::fs::metadata(&archive)
+            .map_err(Error::io_at(&archive))?
+            .len();
         sizes.push(format!("{platform}: {size} bytes"));
         let into = work.join(platform);
         unpack(&archive, &into).await?;
-        let license = std::fs::read(into.join("LICENSE")).map_err(io(&into.join("LICENSE")))?;
+        let license =
+            std::fs::read(into.join("LICENSE")).map_err(Error::io_at(&into.join("LICENSE")))?;
         assert!(!license.is_empty(), "{platform}: empty LICENSE");
+        // The man pages of the plugin and of each of its commands.
+        for page in ["kubectl-trussium.1", "kubectl-trussium-status.1"] {
+            let path = into.join("man").join(page);
+            let text = std::fs::read_to_string(&path).map_err(Error::io_at(&path))?;
+            assert!(
+                text.starts_with(".ie"),
+                "{platform}: {page} is not a man page"
+            );
+        }
         let bin = into.join(exe);
-        let bytes = std::fs::read(&bin).map_err(io(&bin))?;
+        let bytes = std::fs::read(&bin).map_err(Error::io_at(&bin))?;
         assert_eq!(
             binary_kind(&bytes),
             expected_kind(platform),
@@ -138,7 +145,7 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
     let out = command(Path::new("sha256sum"), &["-c", "SHA256SUMS"], &dist).await?;
     assert_eq!(out.code, 0, "{out}");
     let mut files: Vec<String> = std::fs::read_dir(&dist)
-        .map_err(io(&dist))?
+        .map_err(Error::io_at(&dist))?
         .filter_map(|entry| entry.ok())
         .filter(|entry| entry.path().is_file())
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
@@ -157,10 +164,12 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
         let sbom = format!("kubectl-trussium_{VERSION}_{platform}.cdx.json");
         assert!(files.contains(&sbom), "{sbom} missing: {files:?}");
     }
+    let chart = format!("trussium-operator-{VERSION}.tgz");
+    assert!(files.contains(&chart), "{chart} missing: {files:?}");
 
     // The manifest names the release layout with the default base URL.
     let manifest = std::fs::read_to_string(dist.join("trussium.yaml"))
-        .map_err(io(&dist.join("trussium.yaml")))?;
+        .map_err(Error::io_at(&dist.join("trussium.yaml")))?;
     let base =
         format!("https://github.com/trussiumhq/trussium-operator/releases/download/v{VERSION}");
     for (platform, ext, _) in PLATFORMS {
@@ -170,7 +179,7 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
             "{manifest}"
         );
         let sums = std::fs::read_to_string(dist.join("SHA256SUMS"))
-            .map_err(io(&dist.join("SHA256SUMS")))?;
+            .map_err(Error::io_at(&dist.join("SHA256SUMS")))?;
         let sha = sums
             .lines()
             .find(|l| l.ends_with(&name))
@@ -190,7 +199,7 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
     // (compiled in from RELEASE_BASE_URL; the hint's text is unit-tested).
     for (platform, _, exe) in PLATFORMS {
         let bin = work.join(platform).join(exe);
-        let bytes = std::fs::read(&bin).map_err(io(&bin))?;
+        let bytes = std::fs::read(&bin).map_err(Error::io_at(&bin))?;
         assert!(
             bytes.windows(base.len()).any(|w| w == base.as_bytes()),
             "{platform}: the binary does not carry {base}"
@@ -198,14 +207,14 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
     }
 
     // The CRD bundle and the install manifests of this version.
-    let crds =
-        std::fs::read_to_string(dist.join("crds.yaml")).map_err(io(&dist.join("crds.yaml")))?;
+    let crds = std::fs::read_to_string(dist.join("crds.yaml"))
+        .map_err(Error::io_at(&dist.join("crds.yaml")))?;
     assert!(
         crds.contains("name: trussiumruntimes.runtime.trussium.io"),
         "crds.yaml"
     );
     let install = std::fs::read_to_string(dist.join("install.yaml"))
-        .map_err(io(&dist.join("install.yaml")))?;
+        .map_err(Error::io_at(&dist.join("install.yaml")))?;
     assert!(
         install.contains(&format!(
             "image: ghcr.io/trussiumhq/trussium-operator:v{VERSION}"
@@ -222,9 +231,33 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
         assert!(install.contains(kind), "{kind} missing from install.yaml");
     }
 
+    // What `kubectl trussium install` applies is what the release ships.
+    let mut shipped = yaml_objects(&crds)?;
+    shipped.extend(yaml_objects(&install)?);
+    let out = plugin(&["install", "-o", "yaml"]).await?;
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(
+        yaml_objects(&out.stdout)?,
+        shipped,
+        "install -o yaml is crds.yaml and install.yaml"
+    );
+
     let _ = std::fs::remove_dir_all(&work);
     ns.delete().await;
     Ok(())
+}
+
+/// The objects of a multi-document YAML file.
+fn yaml_objects(text: &str) -> Result<Vec<serde_json::Value>, Error> {
+    use serde::Deserialize;
+    let mut objects = Vec::new();
+    for document in serde_yaml::Deserializer::from_str(text) {
+        let value = serde_json::Value::deserialize(document)?;
+        if !value.is_null() {
+            objects.push(value);
+        }
+    }
+    Ok(objects)
 }
 
 /// A static file server on an ephemeral port (Python's http.server), stopped
@@ -250,7 +283,7 @@ fn serve(dir: &Path) -> Result<FileServer, Error> {
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(io(Path::new("python3")))?;
+        .map_err(Error::io_at(Path::new("python3")))?;
     let stdout = child.stdout.take();
     let mut server = FileServer {
         child,
@@ -261,7 +294,7 @@ fn serve(dir: &Path) -> Result<FileServer, Error> {
     if let Some(stdout) = stdout {
         std::io::BufReader::new(stdout)
             .read_line(&mut first)
-            .map_err(io(dir))?;
+            .map_err(Error::io_at(dir))?;
     }
     let port = first
         .split_whitespace()
@@ -282,10 +315,11 @@ async fn krews_validate_krew_manifest_accepts_the_manifest() -> Result<(), Error
     // platform's archive.
     let work = std::env::temp_dir().join(format!("trussium-krew-validate-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).map_err(io(&work))?;
+    std::fs::create_dir_all(&work).map_err(Error::io_at(&work))?;
     for (platform, ext, _) in PLATFORMS {
         let name = format!("kubectl-trussium_{VERSION}_{platform}.{ext}");
-        std::fs::copy(dist.join(&name), work.join(&name)).map_err(io(&work.join(&name)))?;
+        std::fs::copy(dist.join(&name), work.join(&name))
+            .map_err(Error::io_at(&work.join(&name)))?;
     }
     let server = serve(&work)?;
     let script = repo_root().join("scripts/krew-manifest.sh");
@@ -293,7 +327,7 @@ async fn krews_validate_krew_manifest_accepts_the_manifest() -> Result<(), Error
     let out = command(&script, &[&work_text, &server.url], &repo_root()).await?;
     assert_eq!(out.code, 0, "{out}");
     let manifest = work.join("trussium.yaml");
-    let text = std::fs::read_to_string(&manifest).map_err(io(&manifest))?;
+    let text = std::fs::read_to_string(&manifest).map_err(Error::io_at(&manifest))?;
     assert!(
         text.contains(&format!(
             "uri: {}/kubectl-trussium_{VERSION}_windows_amd64.zip",
@@ -313,7 +347,7 @@ async fn krews_validate_krew_manifest_accepts_the_manifest() -> Result<(), Error
         .env("PATH", path_with(std::slice::from_ref(&krew_dir)))
         .stdin(Stdio::null())
         .kill_on_drop(true);
-    let out = output(cmd).await?;
+    let out = run_to_end(cmd).await?;
     eprintln!("validate-krew-manifest:\n{}{}", out.stdout, out.stderr);
     assert_eq!(out.code, 0, "{out}");
     assert!(

@@ -3,17 +3,15 @@
 //! cannot create replicas (ResourceQuota), and the desired replica count
 //! following the autoscaler.
 
-use crate::status_support::{
-    Expect, Harness, OLD_TAG, TestResult, conditions, ensure, image, run, runtime,
-};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, ResourceQuota};
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 use trussium_api::condition_type;
 
-use crate::status_gitops::snapshot;
-use crate::status_support::StatusRecorder;
+use crate::status_support::snapshot;
+use crate::status_support::{Expect, StatusRecorder, conditions, settle};
+use trussium_e2e::{Harness, OLD_TAG, TestResult, ensure, image, openai_runtime, with_operator};
 
 const N: &str = "Normal";
 const W: &str = "Warning";
@@ -22,7 +20,7 @@ const SECRET: &str = "creds";
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn a_failing_reconcile_warns_once_and_recovers() -> TestResult {
-    run("status-reconcile-fails", &[], async |fx: &mut Harness| {
+    with_operator("status-reconcile-fails", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
         // An immutable ConfigMap in the way: applying the runtime's
         // ConfigMap is refused, on every retry.
@@ -36,7 +34,7 @@ async fn a_failing_reconcile_warns_once_and_recovers() -> TestResult {
         config_maps.create(&PostParams::default(), &blocker).await?;
         fx.create_secret(SECRET, "api-key", "reconcile-test-value")
             .await?;
-        fx.create_runtime(runtime("x", OLD_TAG, 1, Some(SECRET)))
+        fx.create_runtime(openai_runtime("x", OLD_TAG, 1, Some(SECRET)))
             .await?;
 
         let failing = Expect {
@@ -60,7 +58,7 @@ async fn a_failing_reconcile_warns_once_and_recovers() -> TestResult {
             current_image: None,
             last_successful_image: None,
         };
-        let rt = fx.settle("x", &failing).await?;
+        let rt = settle(fx, "x", &failing).await?;
         snapshot(fx, "x", "reconcile-failing", "status_degraded").await?;
         let seen = fx
             .expect_events(&rt, &[(W, "ReconciliationFailed")])
@@ -75,17 +73,17 @@ async fn a_failing_reconcile_warns_once_and_recovers() -> TestResult {
         // The operator retries; the failure is announced once per episode.
         let mark = fx.mark();
         fx.wait_for_reconciles(SECRET, &mark, 2).await?;
-        fx.settle("x", &failing).await?;
+        settle(fx, "x", &failing).await?;
         fx.events_stay(&rt, &[(W, "ReconciliationFailed")]).await?;
 
         // Out of the way: the next retry converges.
         config_maps.delete("x", &DeleteParams::default()).await?;
-        let rt = fx
-            .settle(
-                "x",
-                &Expect::ready("recovered", 1, &v1, ("False", "NoUpgrade")),
-            )
-            .await?;
+        let rt = settle(
+            fx,
+            "x",
+            &Expect::ready("recovered", 1, &v1, ("False", "NoUpgrade")),
+        )
+        .await?;
         let events = [
             (W, "ReconciliationFailed"),
             (N, "RuntimeProgressing"),
@@ -106,7 +104,7 @@ async fn a_failing_reconcile_warns_once_and_recovers() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn replicas_the_deployment_cannot_create_degrade_the_runtime() -> TestResult {
-    run("status-replica-failure", &[], async |fx: &mut Harness| {
+    with_operator("status-replica-failure", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
         let quota: ResourceQuota = serde_json::from_value(json!({
             "apiVersion": "v1", "kind": "ResourceQuota",
@@ -117,13 +115,14 @@ async fn replicas_the_deployment_cannot_create_degrade_the_runtime() -> TestResu
             .api::<ResourceQuota>()
             .create(&PostParams::default(), &quota)
             .await?;
-        fx.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
-        let rt = fx
-            .settle(
-                "x",
-                &Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade")),
-            )
+        fx.create_runtime(openai_runtime("x", OLD_TAG, 1, None))
             .await?;
+        let rt = settle(
+            fx,
+            "x",
+            &Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade")),
+        )
+        .await?;
         let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeReady")];
         fx.expect_events(&rt, &events).await?;
 
@@ -145,7 +144,7 @@ async fn replicas_the_deployment_cannot_create_degrade_the_runtime() -> TestResu
             current_image: Some(v1.clone()),
             last_successful_image: Some(v1.clone()),
         };
-        let rt = fx.settle("x", &stuck).await?;
+        let rt = settle(fx, "x", &stuck).await?;
         snapshot(fx, "x", "replica-failure", "status_degraded").await?;
         let degraded = rt
             .status
@@ -172,12 +171,12 @@ async fn replicas_the_deployment_cannot_create_degrade_the_runtime() -> TestResu
         // readiness before it drops the failure or both at once, so the two
         // Events may come in either order.
         fx.set_replicas("x", 1).await?;
-        let rt = fx
-            .settle(
-                "x",
-                &Expect::ready("scaled back", 1, &v1, ("False", "NoUpgrade")),
-            )
-            .await?;
+        let rt = settle(
+            fx,
+            "x",
+            &Expect::ready("scaled back", 1, &v1, ("False", "NoUpgrade")),
+        )
+        .await?;
         let mut recovered = events.clone();
         recovered.extend([(N, "RuntimeRecovered"), (N, "RuntimeReady")]);
         let mut ready_first = events.clone();
@@ -195,19 +194,19 @@ async fn replicas_the_deployment_cannot_create_degrade_the_runtime() -> TestResu
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn desired_replicas_follow_the_autoscaler() -> TestResult {
-    run("status-autoscaling", &[], async |fx: &mut Harness| {
+    with_operator("status-autoscaling", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
-        let mut manifest = runtime("x", OLD_TAG, 1, None);
+        let mut manifest = openai_runtime("x", OLD_TAG, 1, None);
         manifest["spec"]["autoscaling"] =
             json!({"enabled": true, "minReplicas": 1, "maxReplicas": 5});
         manifest["spec"]["resources"] = json!({"requests": {"cpu": "100m"}});
         fx.create_runtime(manifest).await?;
-        let rt = fx
-            .settle(
-                "x",
-                &Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade")),
-            )
-            .await?;
+        let rt = settle(
+            fx,
+            "x",
+            &Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade")),
+        )
+        .await?;
         let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeReady")];
         fx.expect_events(&rt, &events).await?;
 
@@ -222,12 +221,12 @@ async fn desired_replicas_follow_the_autoscaler() -> TestResult {
                 &Patch::Merge(json!({"spec": {"replicas": 3}})),
             )
             .await?;
-        let rt = fx
-            .settle(
-                "x",
-                &Expect::ready("HPA chose 3", 3, &v1, ("False", "NoUpgrade")),
-            )
-            .await?;
+        let rt = settle(
+            fx,
+            "x",
+            &Expect::ready("HPA chose 3", 3, &v1, ("False", "NoUpgrade")),
+        )
+        .await?;
         ensure(
             rt.spec.replicas == 1 && rt.metadata.generation == Some(1),
             "the runtime's spec changed",

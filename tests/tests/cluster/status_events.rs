@@ -10,16 +10,17 @@
 
 use std::time::Duration;
 
-use crate::status_support::{
-    Expect, Harness, OLD_TAG, QUIET, TestResult, conditions, ensure, image, run, runtime,
-};
+use crate::status_support::{Expect, conditions, settle};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{NEVER_READY_IMAGE, holds_for};
+use trussium_e2e::{
+    CONVERGE, Harness, NEVER_READY_IMAGE, OLD_TAG, QUIET_AFTER_SETTLING, TestResult, ensure,
+    holds_for, image, openai_runtime, with_operator,
+};
 
-use crate::status_gitops::snapshot;
+use crate::status_support::snapshot;
 
 const N: &str = "Normal";
 const W: &str = "Warning";
@@ -59,7 +60,7 @@ async fn restart_says_nothing(
 async fn restarts_during_an_upgrade_and_after_convergence_repeat_no_event() -> TestResult {
     // Long enough to restart the operator and watch for a quiet period
     // while the doomed upgrade is still in progress.
-    run(
+    with_operator(
         "status-restart",
         &["--progress-deadline-seconds=40"],
         async |fx: &mut Harness| {
@@ -67,14 +68,14 @@ async fn restarts_during_an_upgrade_and_after_convergence_repeat_no_event() -> T
             let bad = NEVER_READY_IMAGE.to_string();
             fx.create_secret(SECRET, "api-key", "restart-test-value")
                 .await?;
-            fx.create_runtime(runtime("x", OLD_TAG, 1, Some(SECRET)))
+            fx.create_runtime(openai_runtime("x", OLD_TAG, 1, Some(SECRET)))
                 .await?;
-            let rt = fx
-                .settle(
-                    "x",
-                    &Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade")),
-                )
-                .await?;
+            let rt = settle(
+                fx,
+                "x",
+                &Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade")),
+            )
+            .await?;
             let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeReady")];
             fx.expect_events(&rt, &events).await?;
             restart_says_nothing(fx, &rt, &events).await?;
@@ -99,7 +100,7 @@ async fn restarts_during_an_upgrade_and_after_convergence_repeat_no_event() -> T
                 current_image: Some(bad.clone()),
                 last_successful_image: Some(v1.clone()),
             };
-            let rt = fx.settle("x", &rolling).await?;
+            let rt = settle(fx, "x", &rolling).await?;
             snapshot(fx, "x", "upgrade-in-progress", "status_events").await?;
             events.extend([(N, "RuntimeUpgradeStarted"), (N, "RuntimeProgressing")]);
             fx.expect_events(&rt, &events).await?;
@@ -108,7 +109,7 @@ async fn restarts_during_an_upgrade_and_after_convergence_repeat_no_event() -> T
                 upgraded_at.elapsed() < std::time::Duration::from_secs(35),
                 "too slow: the restart did not happen well inside the progress deadline",
             )?;
-            fx.settle("x", &rolling).await?;
+            settle(fx, "x", &rolling).await?;
 
             // The deadline passes under the restarted operator: said once.
             let failed = Expect {
@@ -122,19 +123,19 @@ async fn restarts_during_an_upgrade_and_after_convergence_repeat_no_event() -> T
                 ),
                 ..rolling.clone()
             };
-            let rt = fx.settle("x", &failed).await?;
+            let rt = settle(fx, "x", &failed).await?;
             events.extend([(W, "RuntimeDegraded"), (W, "RuntimeUpgradeFailed")]);
             fx.expect_events(&rt, &events).await?;
             restart_says_nothing(fx, &rt, &events).await?;
 
             // Recovered and converged: a restart says nothing either.
             fx.set_image("x", &v1).await?;
-            let rt = fx
-                .settle(
-                    "x",
-                    &Expect::ready("back to v1", 1, &v1, ("False", "UpgradeComplete")),
-                )
-                .await?;
+            let rt = settle(
+                fx,
+                "x",
+                &Expect::ready("back to v1", 1, &v1, ("False", "UpgradeComplete")),
+            )
+            .await?;
             events.extend([
                 (N, "RuntimeUpgradeStarted"),
                 (N, "RuntimeProgressing"),
@@ -153,12 +154,12 @@ async fn restarts_during_an_upgrade_and_after_convergence_repeat_no_event() -> T
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn unchanged_reconciles_and_status_only_updates_write_nothing() -> TestResult {
-    run("status-quiet", &[], async |fx: &mut Harness| {
+    with_operator("status-quiet", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
         fx.create_secret(SECRET, "api-key", "quiet-test-value").await?;
-        fx.create_runtime(runtime("x", OLD_TAG, 1, Some(SECRET))).await?;
+        fx.create_runtime(openai_runtime("x", OLD_TAG, 1, Some(SECRET))).await?;
         let ready = Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade"));
-        let rt = fx.settle("x", &ready).await?;
+        let rt = settle(fx, "x", &ready).await?;
         let events = [(N, "RuntimeProgressing"), (N, "RuntimeReady")];
         fx.expect_events(&rt, &events).await?;
         let deployments = fx.ns.api::<Deployment>();
@@ -182,7 +183,7 @@ async fn unchanged_reconciles_and_status_only_updates_write_nothing() -> TestRes
             )
             .await?;
         fx.wait_for_reconciles(SECRET, &mark, 1).await?;
-        holds_for("an unchanged reconcile to write nothing", QUIET, async || {
+        holds_for("an unchanged reconcile to write nothing", QUIET_AFTER_SETTLING, async || {
             let writes = fx.operator_writes(&mark).await?;
             Ok((!writes.is_empty()).then(|| format!("it wrote {writes:?}")))
         })
@@ -250,14 +251,14 @@ async fn unchanged_reconciles_and_status_only_updates_write_nothing() -> TestRes
         let expected = message(&rt);
         trussium_e2e::wait_for(
             "the operator to repair the Ready message",
-            crate::harness::CONVERGE,
+            CONVERGE,
             async || {
                 let now = fx.runtimes().get("x").await?;
                 Ok((message(&now) == expected).then_some(()))
             },
         )
         .await?;
-        fx.settle("x", &ready).await?;
+        settle(fx, "x", &ready).await?;
         fx.events_stay(&rt, &events).await?;
         let writes = fx.operator_writes(&mark).await?;
         ensure(

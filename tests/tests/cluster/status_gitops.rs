@@ -4,75 +4,26 @@
 //! --for=condition=Ready` does on it; and `kubectl wait` after an upgrade
 //! waits for the new pods, like `kubectl rollout status`.
 
-use std::path::PathBuf;
-
-use crate::status_support::{
-    Expect, Harness, NEW_TAG, OLD_TAG, TestResult, conditions, ensure, image, run, runtime,
-};
+use crate::status_support::{Expect, conditions, settle, snapshot};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
 use trussium_api::condition_type;
-use trussium_e2e::{NEVER_READY_IMAGE, repo_root};
+use trussium_e2e::{
+    Harness, NEVER_READY_IMAGE, NEW_TAG, OLD_TAG, TestResult, ensure, image, openai_runtime,
+    with_operator,
+};
 
 const N: &str = "Normal";
 const W: &str = "Warning";
 
-/// Where the snapshots go: `target/gitops-scenarios/<scenario>.json`.
-pub fn snapshot_dir() -> PathBuf {
-    std::env::var_os("TRUSSIUM_GITOPS_SNAPSHOTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("target").join("gitops-scenarios"))
-}
-
-/// Dumps runtime `name` as the API server stores it now, with whether
-/// `kubectl wait --for=condition=Ready --timeout=0s` (check once) finds the
-/// condition met on that same version of the object.
-pub async fn snapshot(fx: &Harness, name: &str, scenario: &str, test: &str) -> TestResult {
-    for _ in 0..20 {
-        let before = fx.get(name).await?;
-        let waited = fx
-            .kubectl(&[
-                "wait",
-                "--for=condition=Ready",
-                &format!("trussiumruntime/{name}"),
-                "--timeout=0s",
-            ])
-            .await?;
-        let after = fx.get(name).await?;
-        if before.metadata.resource_version != after.metadata.resource_version {
-            continue;
-        }
-        let met = waited.status.success();
-        let stderr = String::from_utf8_lossy(&waited.stderr);
-        // With --timeout=0s kubectl checks once: "condition not met".
-        ensure(
-            met || stderr.contains("condition not met") || stderr.contains("timed out"),
-            format!("kubectl wait failed otherwise: {stderr}"),
-        )?;
-        let dir = snapshot_dir();
-        std::fs::create_dir_all(&dir)?;
-        let doc = json!({
-            "scenario": scenario,
-            "test": test,
-            "kubectlWaitMet": met,
-            "object": after,
-        });
-        std::fs::write(
-            dir.join(format!("{scenario}.json")),
-            serde_json::to_vec_pretty(&doc)?,
-        )?;
-        return Ok(());
-    }
-    Err(format!("runtime {name} kept changing while taking the {scenario} snapshot").into())
-}
-
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn a_runtime_no_operator_has_processed_reads_as_in_progress() -> TestResult {
-    run("status-unprocessed", &[], async |fx: &mut Harness| {
+    with_operator("status-unprocessed", &[], async |fx: &mut Harness| {
         fx.operator.stop().await;
-        fx.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
+        fx.create_runtime(openai_runtime("x", OLD_TAG, 1, None))
+            .await?;
         // The CRD defaults status to {observedGeneration: 0}: kstatus reads
         // InProgress (not Current, as for a custom resource without any
         // status), Argo CD Progressing, and kubectl wait waits.
@@ -93,13 +44,13 @@ async fn a_runtime_no_operator_has_processed_reads_as_in_progress() -> TestResul
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn a_first_rollout_that_never_becomes_ready_stalls() -> TestResult {
-    run(
+    with_operator(
         "status-first-fails",
         &["--progress-deadline-seconds=15"],
         async |fx: &mut Harness| {
             let bad = NEVER_READY_IMAGE;
             let (repository, tag) = bad.rsplit_once(':').ok_or("no tag")?;
-            let mut manifest = runtime("x", OLD_TAG, 1, None);
+            let mut manifest = openai_runtime("x", OLD_TAG, 1, None);
             manifest["spec"]["image"] = json!({"repository": repository, "tag": tag});
             fx.create_runtime(manifest).await?;
             let rolling = Expect {
@@ -118,7 +69,7 @@ async fn a_first_rollout_that_never_becomes_ready_stalls() -> TestResult {
                 current_image: Some(bad.to_string()),
                 last_successful_image: None,
             };
-            fx.settle("x", &rolling).await?;
+            settle(fx, "x", &rolling).await?;
             snapshot(fx, "x", "first-rollout-in-progress", "status_gitops").await?;
 
             let failed = Expect {
@@ -132,7 +83,7 @@ async fn a_first_rollout_that_never_becomes_ready_stalls() -> TestResult {
                 ),
                 ..rolling
             };
-            let rt = fx.settle("x", &failed).await?;
+            let rt = settle(fx, "x", &failed).await?;
             snapshot(fx, "x", "first-rollout-failed", "status_gitops").await?;
             let events = [(N, "RuntimeProgressing"), (W, "RuntimeDegraded")];
             fx.expect_events(&rt, &events).await?;
@@ -146,13 +97,15 @@ async fn a_first_rollout_that_never_becomes_ready_stalls() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn kubectl_wait_after_an_upgrade_waits_for_the_new_pods() -> TestResult {
-    run(
+    with_operator(
         "status-wait",
         &["--progress-deadline-seconds=600"],
         async |fx: &mut Harness| {
             let (v1, v2) = (image(OLD_TAG), image(NEW_TAG));
-            fx.create_runtime(runtime("x", OLD_TAG, 2, None)).await?;
-            fx.settle(
+            fx.create_runtime(openai_runtime("x", OLD_TAG, 2, None))
+                .await?;
+            settle(
+                fx,
                 "x",
                 &Expect::ready("first rollout", 2, &v1, ("False", "NoUpgrade")),
             )
@@ -170,12 +123,11 @@ async fn kubectl_wait_after_an_upgrade_waits_for_the_new_pods() -> TestResult {
                 ])
                 .await?;
             ensure(
-                !waited.status.success()
-                    && String::from_utf8_lossy(&waited.stderr).contains("timed out"),
+                !waited.success && waited.stderr.as_str().contains("timed out"),
                 format!(
                     "kubectl wait returned during a rollout that cannot finish: {}{}",
-                    String::from_utf8_lossy(&waited.stdout),
-                    String::from_utf8_lossy(&waited.stderr)
+                    waited.stdout.as_str(),
+                    waited.stderr.as_str()
                 ),
             )?;
             // The status says why (progress messages may lag by up to the
@@ -220,10 +172,10 @@ async fn kubectl_wait_after_an_upgrade_waits_for_the_new_pods() -> TestResult {
                 ])
                 .await?;
             ensure(
-                waited.status.success(),
+                waited.success,
                 format!(
                     "kubectl wait after the upgrade failed: {}",
-                    String::from_utf8_lossy(&waited.stderr)
+                    waited.stderr.as_str()
                 ),
             )?;
             // At that moment every desired replica already ran v2 and was
@@ -242,7 +194,8 @@ async fn kubectl_wait_after_an_upgrade_waits_for_the_new_pods() -> TestResult {
                     && status.ready_replicas.unwrap_or(0) >= 2,
                 format!("kubectl wait returned before the new pods were ready: {status:?}"),
             )?;
-            fx.settle(
+            settle(
+                fx,
                 "x",
                 &Expect::ready("upgraded", 2, &v2, ("False", "UpgradeComplete")),
             )
@@ -256,12 +209,12 @@ async fn kubectl_wait_after_an_upgrade_waits_for_the_new_pods() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn annotating_the_deployment_is_not_a_rollout() -> TestResult {
-    run(
+    with_operator(
 "status-annotated", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
-        fx.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
+        fx.create_runtime(openai_runtime("x", OLD_TAG, 1, None)).await?;
         let ready = Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade"));
-        let rt = fx.settle("x", &ready).await?;
+        let rt = settle(fx, "x", &ready).await?;
         let events = [(N, "RuntimeProgressing"), (N, "RuntimeReady")];
         fx.expect_events(&rt, &events).await?;
         let before = fx.get("x").await?.status;
@@ -296,7 +249,7 @@ async fn annotating_the_deployment_is_not_a_rollout() -> TestResult {
             },
         )
         .await?;
-        fx.settle("x", &ready).await?;
+        settle(fx, "x", &ready).await?;
         fx.events_stay(&rt, &events).await?;
         let writes = fx.operator_writes(&mark).await?;
         ensure(

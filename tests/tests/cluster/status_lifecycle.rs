@@ -9,17 +9,18 @@
 
 use std::time::Duration;
 
-use crate::status_support::{
-    Expect, Harness, OLD_TAG, QUIET, TestResult, ensure, image, run, runtime,
-};
+use crate::status_support::{Expect, settle};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service, ServiceAccount};
 use kube::Api;
 use serde_json::json;
 use trussium_api::{TrussiumRuntime, condition_type};
-use trussium_e2e::{OPERATOR_USER, holds_for, wait_for};
+use trussium_e2e::{
+    Harness, OLD_TAG, OPERATOR_USER, QUIET_AFTER_SETTLING, TestResult, ensure, holds_for, image,
+    openai_runtime, wait_for, with_operator,
+};
 
-use crate::status_gitops::snapshot;
+use crate::status_support::snapshot;
 
 const N: &str = "Normal";
 const W: &str = "Warning";
@@ -27,9 +28,10 @@ const W: &str = "Warning";
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
-    run("status-scale", &[], async |fx: &mut Harness| {
+    with_operator("status-scale", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
-        fx.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
+        fx.create_runtime(openai_runtime("x", OLD_TAG, 1, None))
+            .await?;
 
         // kubectl wait, started before the runtime is ready, returns once it is.
         let waited = fx
@@ -41,24 +43,24 @@ async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
             ])
             .await?;
         ensure(
-            waited.status.success(),
+            waited.success,
             format!(
                 "kubectl wait failed: {}{}",
-                String::from_utf8_lossy(&waited.stdout),
-                String::from_utf8_lossy(&waited.stderr)
+                waited.stdout.as_str(),
+                waited.stderr.as_str()
             ),
         )?;
         ensure(
-            String::from_utf8_lossy(&waited.stdout).contains("condition met"),
+            waited.stdout.as_str().contains("condition met"),
             "kubectl wait did not say `condition met`",
         )?;
 
-        let rt = fx
-            .settle(
-                "x",
-                &Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade")),
-            )
-            .await?;
+        let rt = settle(
+            fx,
+            "x",
+            &Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade")),
+        )
+        .await?;
         ensure(
             rt.metadata.generation == Some(1),
             "the operator changed the runtime's spec",
@@ -85,12 +87,12 @@ async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
 
         // Scale to 2.
         fx.set_replicas("x", 2).await?;
-        let rt = fx
-            .settle(
-                "x",
-                &Expect::ready("scaled to 2", 2, &v1, ("False", "NoUpgrade")),
-            )
-            .await?;
+        let rt = settle(
+            fx,
+            "x",
+            &Expect::ready("scaled to 2", 2, &v1, ("False", "NoUpgrade")),
+        )
+        .await?;
         events.extend([(N, "RuntimeProgressing"), (N, "RuntimeReady")]);
         fx.expect_events(&rt, &events).await?;
         // lastTransitionTime moves only when a condition's status flips:
@@ -122,9 +124,7 @@ async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
 
         // Scale to 0: Ready=True/ScaledToZero, Available=False/ScaledToZero.
         fx.set_replicas("x", 0).await?;
-        let rt = fx
-            .settle("x", &Expect::scaled_to_zero("scaled to 0", &v1))
-            .await?;
+        let rt = settle(fx, "x", &Expect::scaled_to_zero("scaled to 0", &v1)).await?;
         snapshot(fx, "x", "scaled-to-zero", "status_lifecycle").await?;
         events.extend([(N, "RuntimeProgressing"), (N, "RuntimeScaledToZero")]);
         let seen = fx.expect_events(&rt, &events).await?;
@@ -142,19 +142,16 @@ async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
                 "--timeout=5s",
             ])
             .await?;
-        ensure(
-            waited.status.success(),
-            "kubectl wait at zero replicas failed",
-        )?;
+        ensure(waited.success, "kubectl wait at zero replicas failed")?;
 
         // Back to 1.
         fx.set_replicas("x", 1).await?;
-        let rt = fx
-            .settle(
-                "x",
-                &Expect::ready("back to 1", 1, &v1, ("False", "NoUpgrade")),
-            )
-            .await?;
+        let rt = settle(
+            fx,
+            "x",
+            &Expect::ready("back to 1", 1, &v1, ("False", "NoUpgrade")),
+        )
+        .await?;
         events.extend([(N, "RuntimeProgressing"), (N, "RuntimeReady")]);
         let seen = fx.expect_events(&rt, &events).await?;
         for e in &seen {
@@ -177,11 +174,11 @@ async fn first_rollout_then_scale_to_two_to_zero_and_back() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
-    run("status-secret", &[], async |fx: &mut Harness| {
+    with_operator("status-secret", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
         let secret_value = format!("trussium-e2e-{}-sk-do-not-leak", fx.namespace());
         let mark = fx.mark();
-        fx.create_runtime(runtime("x", OLD_TAG, 1, Some("creds")))
+        fx.create_runtime(openai_runtime("x", OLD_TAG, 1, Some("creds")))
             .await?;
 
         let invalid = Expect {
@@ -205,7 +202,7 @@ async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
             current_image: None,
             last_successful_image: None,
         };
-        let rt = fx.settle("x", &invalid).await?;
+        let rt = settle(fx, "x", &invalid).await?;
         snapshot(fx, "x", "missing-secret", "status_lifecycle").await?;
         let message = rt
             .status
@@ -258,12 +255,12 @@ async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
 
         // The Secret appears: the Secret watch brings the runtime back.
         fx.create_secret("creds", "api-key", &secret_value).await?;
-        let rt = fx
-            .settle(
-                "x",
-                &Expect::ready("Secret created", 1, &v1, ("False", "NoUpgrade")),
-            )
-            .await?;
+        let rt = settle(
+            fx,
+            "x",
+            &Expect::ready("Secret created", 1, &v1, ("False", "NoUpgrade")),
+        )
+        .await?;
         let expected = [
             (W, "ConfigurationInvalid"),
             (N, "RuntimeProgressing"),
@@ -303,7 +300,7 @@ async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
             last_successful_image: Some(v1.clone()),
             ..invalid.clone()
         };
-        let rt = fx.settle("x", &blocked).await?;
+        let rt = settle(fx, "x", &blocked).await?;
         let mut expected = expected.to_vec();
         expected.push((W, "ConfigurationInvalid"));
         fx.expect_events(&rt, &expected).await?;
@@ -311,12 +308,12 @@ async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
         // Created again (a new value): the pods roll onto it, and recover.
         let second_value = format!("{secret_value}-rotated");
         fx.create_secret("creds", "api-key", &second_value).await?;
-        let rt = fx
-            .settle(
-                "x",
-                &Expect::ready("Secret created again", 1, &v1, ("False", "NoUpgrade")),
-            )
-            .await?;
+        let rt = settle(
+            fx,
+            "x",
+            &Expect::ready("Secret created again", 1, &v1, ("False", "NoUpgrade")),
+        )
+        .await?;
         expected.extend([
             (N, "RuntimeProgressing"),
             (N, "RuntimeRecovered"),
@@ -376,12 +373,10 @@ async fn missing_secret_blocks_then_its_creation_recovers() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn observed_generation_lags_while_the_operator_is_down() -> TestResult {
-    run("status-generation", &[], async |fx: &mut Harness| {
+    with_operator("status-generation", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
-        fx.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
-        let rt = fx
-            .settle(
-                "x",
+        fx.create_runtime(openai_runtime("x", OLD_TAG, 1, None)).await?;
+        let rt = settle(fx, "x",
                 &Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade")),
             )
             .await?;
@@ -397,7 +392,7 @@ async fn observed_generation_lags_while_the_operator_is_down() -> TestResult {
             generation == 2,
             format!("generation {generation} after one spec change"),
         )?;
-        holds_for("the status to stay as it was", QUIET, async || {
+        holds_for("the status to stay as it was", QUIET_AFTER_SETTLING, async || {
             let rt = fx.get("x").await?;
             Ok((rt.status.as_ref() != Some(&before))
                 .then(|| "it changed while the operator was down".to_string()))
@@ -428,19 +423,17 @@ async fn observed_generation_lags_while_the_operator_is_down() -> TestResult {
             ])
             .await?;
         ensure(
-            !waited.status.success()
-                && String::from_utf8_lossy(&waited.stderr).contains("timed out waiting"),
+            !waited.success
+                && waited.stderr.as_str().contains("timed out waiting"),
             format!(
                 "kubectl wait accepted a Ready condition of an older generation (or failed otherwise): {}",
-                String::from_utf8_lossy(&waited.stderr)
+                waited.stderr.as_str()
             ),
         )?;
 
         // Back up: it catches up.
         fx.operator.restart().await?;
-        let rt = fx
-            .settle(
-                "x",
+        let rt = settle(fx, "x",
                 &Expect::ready("caught up", 2, &v1, ("False", "NoUpgrade")),
             )
             .await?;
@@ -455,7 +448,7 @@ async fn observed_generation_lags_while_the_operator_is_down() -> TestResult {
             ])
             .await?;
         ensure(
-            waited.status.success(),
+            waited.success,
             "kubectl wait failed after catching up",
         )?;
         fx.events_stay(&rt, &events).await?;
@@ -467,11 +460,11 @@ async fn observed_generation_lags_while_the_operator_is_down() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn spec_changes_that_spare_the_deployment_only_move_observed_generation() -> TestResult {
-    run("status-spared", &[], async |fx: &mut Harness| {
+    with_operator("status-spared", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
-        fx.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
+        fx.create_runtime(openai_runtime("x", OLD_TAG, 1, None)).await?;
         let ready = Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade"));
-        let first = fx.settle("x", &ready).await?;
+        let first = settle(fx, "x", &ready).await?;
         let events = [(N, "RuntimeProgressing"), (N, "RuntimeReady")];
         fx.expect_events(&first, &events).await?;
         let deployments = fx.ns.api::<Deployment>();
@@ -502,7 +495,7 @@ async fn spec_changes_that_spare_the_deployment_only_move_observed_generation() 
             // settle() checks observedGeneration (status and every
             // condition) against the new generation, and the endpoint
             // against the new port.
-            let rt = fx.settle("x", &ready).await?;
+            let rt = settle(fx, "x", &ready).await?;
             ensure(
                 rt.metadata.generation == Some(generation),
                 format!("{step}: generation moved on"),

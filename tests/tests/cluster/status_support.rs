@@ -1,128 +1,19 @@
 //! Shared by the `status_*` cluster tests (their harness is
-//! [`crate::harness`]): runtimes, the exact status a settled step must show,
-//! the Events the operator published about a runtime, and a recorder of
-//! every status a runtime went through.
+//! [`trussium_e2e::Harness`]): the exact status a settled step must show and
+//! the wait for it, a recorder of every status a runtime went through, and
+//! the snapshots of each scenario for the GitOps checks.
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use k8s_openapi::api::events::v1::Event;
 use kube::ResourceExt;
 use kube::api::Api;
 use kube::runtime::{WatchStreamExt, watcher};
-use serde_json::{Value, json};
+use serde_json::json;
 use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus, condition_type};
-
-pub use crate::harness::{BoxError, Harness, TestResult, ensure, run};
-
-pub const REPOSITORY: &str = "ghcr.io/trussiumhq/trussium";
-pub const OLD_TAG: &str = "v1.22.0";
-pub const NEW_TAG: &str = "v1.23.0";
-pub const REPORTING_CONTROLLER: &str = "trussium-operator";
-/// The bounded window of every "nothing more happens" check.
-pub use crate::harness::EVENTS_QUIET as QUIET;
-
-/// `repository:tag` of our image.
-pub fn image(tag: &str) -> String {
-    format!("{REPOSITORY}:{tag}")
-}
-
-/// A runtime named `name` running `REPOSITORY:tag` with `replicas`, and,
-/// when given, a credentials Secret reference.
-pub fn runtime(name: &str, tag: &str, replicas: i32, credentials: Option<&str>) -> Value {
-    let mut provider = json!({
-        "type": "openai",
-        "model": "gpt-5",
-    });
-    if let Some(secret) = credentials {
-        provider["credentialsSecretRef"] = json!({"name": secret, "key": "api-key"});
-    }
-    json!({
-        "apiVersion": "runtime.trussium.io/v1alpha1",
-        "kind": "TrussiumRuntime",
-        "metadata": { "name": name },
-        "spec": {
-            "image": { "repository": REPOSITORY, "tag": tag },
-            "replicas": replicas,
-            "provider": provider,
-        }
-    })
-}
-
-/// One Event, the fields the tests look at.
-#[derive(Clone, Debug)]
-pub struct SeenEvent {
-    pub type_: String,
-    pub reason: String,
-    pub action: String,
-    pub note: String,
-    pub reporting_controller: String,
-    pub regarding_kind: String,
-    pub regarding_name: String,
-    pub resource_version: u64,
-}
-
-impl From<Event> for SeenEvent {
-    fn from(e: Event) -> Self {
-        let regarding = e.regarding.unwrap_or_default();
-        SeenEvent {
-            type_: e.type_.unwrap_or_default(),
-            reason: e.reason.unwrap_or_default(),
-            action: e.action.unwrap_or_default(),
-            note: e.note.unwrap_or_default(),
-            reporting_controller: e.reporting_controller.unwrap_or_default(),
-            regarding_kind: regarding.kind.unwrap_or_default(),
-            regarding_name: regarding.name.unwrap_or_default(),
-            resource_version: e
-                .metadata
-                .resource_version
-                .and_then(|v| v.parse().ok())
-                .unwrap_or_default(),
-        }
-    }
-}
-
-impl SeenEvent {
-    /// What every Event about a runtime carries.
-    pub fn check(&self, rt: &TrussiumRuntime) -> Result<(), BoxError> {
-        let problems: Vec<&str> = [
-            (
-                self.reporting_controller == REPORTING_CONTROLLER,
-                "reportingController is not trussium-operator",
-            ),
-            (
-                self.regarding_kind == "TrussiumRuntime",
-                "regarding is not a TrussiumRuntime",
-            ),
-            (
-                self.regarding_name == rt.name_any(),
-                "regarding names another runtime",
-            ),
-            (
-                !self.action.is_empty() && self.action.chars().all(|c| c.is_ascii_alphabetic()),
-                "action is not an UpperCamelCase word",
-            ),
-            (!self.note.is_empty(), "note is empty"),
-            (self.note.len() <= 1024, "note is longer than 1 KiB"),
-        ]
-        .into_iter()
-        .filter(|(ok, _)| !ok)
-        .map(|(_, problem)| problem)
-        .collect();
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(format!(
-                "Event {} {}: {}",
-                self.type_,
-                self.reason,
-                problems.join(", ")
-            )
-            .into())
-        }
-    }
-}
+use trussium_e2e::{BoxError, CONVERGE, Harness, TestResult, ensure, repo_root, wait_for};
 
 /// The exact status a settled step shows.
 #[derive(Clone, Debug)]
@@ -271,6 +162,32 @@ impl Expect {
         problems.extend(condition_mismatches(status, &self.conditions, generation));
         problems
     }
+}
+
+/// Waits until runtime `name` shows exactly `expect` (all conditions, every
+/// observedGeneration equal to metadata.generation, every field) and
+/// returns it. On timeout the error lists what still differs.
+pub async fn settle(h: &Harness, name: &str, expect: &Expect) -> Result<TrussiumRuntime, BoxError> {
+    let mut last = String::new();
+    let result = wait_for(
+        &format!("runtime {name} to settle ({})", expect.label),
+        CONVERGE,
+        async || {
+            let rt = h.get(name).await?;
+            let problems = expect.mismatches(&rt, h.namespace());
+            if problems.is_empty() {
+                return Ok(Some(rt));
+            }
+            last = format!(
+                "{}\nstatus: {}",
+                problems.join("\n  "),
+                serde_json::to_string_pretty(&rt.status)?
+            );
+            Ok(None)
+        },
+    )
+    .await;
+    result.map_err(|e| format!("{e}:\n  {last}").into())
 }
 
 /// Exactly seven conditions, one per type: the six as expected, and
@@ -437,4 +354,53 @@ impl Drop for StatusRecorder {
     fn drop(&mut self) {
         self.task.abort();
     }
+}
+
+/// Where the snapshots go: `target/gitops-scenarios/<scenario>.json`.
+pub fn snapshot_dir() -> PathBuf {
+    std::env::var_os("TRUSSIUM_GITOPS_SNAPSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target").join("gitops-scenarios"))
+}
+
+/// Dumps runtime `name` as the API server stores it now, with whether
+/// `kubectl wait --for=condition=Ready --timeout=0s` (check once) finds the
+/// condition met on that same version of the object.
+pub async fn snapshot(fx: &Harness, name: &str, scenario: &str, test: &str) -> TestResult {
+    for _ in 0..20 {
+        let before = fx.get(name).await?;
+        let waited = fx
+            .kubectl(&[
+                "wait",
+                "--for=condition=Ready",
+                &format!("trussiumruntime/{name}"),
+                "--timeout=0s",
+            ])
+            .await?;
+        let after = fx.get(name).await?;
+        if before.metadata.resource_version != after.metadata.resource_version {
+            continue;
+        }
+        let met = waited.success;
+        let stderr = waited.stderr.as_str();
+        // With --timeout=0s kubectl checks once: "condition not met".
+        ensure(
+            met || stderr.contains("condition not met") || stderr.contains("timed out"),
+            format!("kubectl wait failed otherwise: {stderr}"),
+        )?;
+        let dir = snapshot_dir();
+        std::fs::create_dir_all(&dir)?;
+        let doc = json!({
+            "scenario": scenario,
+            "test": test,
+            "kubectlWaitMet": met,
+            "object": after,
+        });
+        std::fs::write(
+            dir.join(format!("{scenario}.json")),
+            serde_json::to_vec_pretty(&doc)?,
+        )?;
+        return Ok(());
+    }
+    Err(format!("runtime {name} kept changing while taking the {scenario} snapshot").into())
 }

@@ -4,15 +4,15 @@
 //! (progress deadline → UpgradeFailed, Degraded) with the recovery by going
 //! back to the previous tag.
 
-use crate::status_support::{
-    Expect, Harness, NEW_TAG, OLD_TAG, REPOSITORY, StatusRecorder, TestResult, UpgradeStep,
-    conditions, ensure, image, run, runtime,
-};
+use crate::status_support::{Expect, StatusRecorder, UpgradeStep, conditions, settle};
 use serde_json::json;
 use trussium_api::condition_type;
-use trussium_e2e::NEVER_READY_IMAGE;
+use trussium_e2e::{
+    Harness, NEVER_READY_IMAGE, NEW_TAG, OLD_TAG, REPOSITORY, TestResult, ensure, image,
+    openai_runtime, with_operator,
+};
 
-use crate::status_gitops::snapshot;
+use crate::status_support::snapshot;
 
 const N: &str = "Normal";
 const W: &str = "Warning";
@@ -28,28 +28,29 @@ fn step(upgrading: &str, last: &str, desired: &str) -> UpgradeStep {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn upgrade_to_a_good_tag_starts_and_completes() -> TestResult {
-    run("status-upgrade", &[], async |fx: &mut Harness| {
+    with_operator("status-upgrade", &[], async |fx: &mut Harness| {
         let (v1, v2) = (image(OLD_TAG), image(NEW_TAG));
-        fx.create_runtime(runtime("x", OLD_TAG, 2, None)).await?;
+        fx.create_runtime(openai_runtime("x", OLD_TAG, 2, None))
+            .await?;
         // The initial rollout is not an upgrade; its success sets
         // lastSuccessfulImage.
-        let rt = fx
-            .settle(
-                "x",
-                &Expect::ready("first rollout", 2, &v1, ("False", "NoUpgrade")),
-            )
-            .await?;
+        let rt = settle(
+            fx,
+            "x",
+            &Expect::ready("first rollout", 2, &v1, ("False", "NoUpgrade")),
+        )
+        .await?;
         let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeReady")];
         fx.expect_events(&rt, &events).await?;
 
         let recorder = StatusRecorder::start(&fx.runtimes(), "x").await?;
         fx.set_image("x", &v2).await?;
-        let rt = fx
-            .settle(
-                "x",
-                &Expect::ready("upgraded", 2, &v2, ("False", "UpgradeComplete")),
-            )
-            .await?;
+        let rt = settle(
+            fx,
+            "x",
+            &Expect::ready("upgraded", 2, &v2, ("False", "UpgradeComplete")),
+        )
+        .await?;
         snapshot(fx, "x", "upgrade-complete", "status_upgrade").await?;
 
         // Every status the operator stored on the way: Upgrading went
@@ -116,19 +117,20 @@ async fn upgrade_to_a_good_tag_starts_and_completes() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestResult {
-    run(
+    with_operator(
         "status-upgrade-fail",
         &["--progress-deadline-seconds=10"],
         async |fx: &mut Harness| {
             let v1 = image(OLD_TAG);
             let bad = NEVER_READY_IMAGE.to_string();
-            fx.create_runtime(runtime("x", OLD_TAG, 1, None)).await?;
-            let rt = fx
-                .settle(
-                    "x",
-                    &Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade")),
-                )
+            fx.create_runtime(openai_runtime("x", OLD_TAG, 1, None))
                 .await?;
+            let rt = settle(
+                fx,
+                "x",
+                &Expect::ready("first rollout", 1, &v1, ("False", "NoUpgrade")),
+            )
+            .await?;
             let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeReady")];
             fx.expect_events(&rt, &events).await?;
 
@@ -152,7 +154,7 @@ async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestR
                 current_image: Some(bad.clone()),
                 last_successful_image: Some(v1.clone()),
             };
-            let rt = fx.settle("x", &failed).await?;
+            let rt = settle(fx, "x", &failed).await?;
             snapshot(fx, "x", "upgrade-failed", "status_upgrade").await?;
             // Ready went False when the upgrade started (the new pod never
             // became ready): no RuntimeReady in between.
@@ -184,12 +186,12 @@ async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestR
             // Going back to the last successful image is an upgrade too, and
             // it recovers the runtime.
             fx.set_image("x", &v1).await?;
-            let rt = fx
-                .settle(
-                    "x",
-                    &Expect::ready("back to v1", 1, &v1, ("False", "UpgradeComplete")),
-                )
-                .await?;
+            let rt = settle(
+                fx,
+                "x",
+                &Expect::ready("back to v1", 1, &v1, ("False", "UpgradeComplete")),
+            )
+            .await?;
             snapshot(fx, "x", "going-back", "status_upgrade").await?;
             events.extend([
                 (N, "RuntimeUpgradeStarted"),
@@ -254,16 +256,15 @@ async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestR
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn an_upgrade_to_a_digest_while_scaled_to_zero_completes_at_once() -> TestResult {
-    run("status-upgrade-zero", &[], async |fx: &mut Harness| {
+    with_operator("status-upgrade-zero", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
         let digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
         let pinned = format!("{REPOSITORY}@{digest}");
-        fx.create_runtime(runtime("x", OLD_TAG, 0, None)).await?;
+        fx.create_runtime(openai_runtime("x", OLD_TAG, 0, None))
+            .await?;
         // Scaled to zero from the start: the empty rollout completes, which
         // is the first success.
-        let rt = fx
-            .settle("x", &Expect::scaled_to_zero("created at zero", &v1))
-            .await?;
+        let rt = settle(fx, "x", &Expect::scaled_to_zero("created at zero", &v1)).await?;
         let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeScaledToZero")];
         fx.expect_events(&rt, &events).await?;
 
@@ -282,7 +283,7 @@ async fn an_upgrade_to_a_digest_while_scaled_to_zero_completes_at_once() -> Test
             ),
             ..Expect::scaled_to_zero("pinned while at zero", &pinned)
         };
-        let rt = fx.settle("x", &done).await?;
+        let rt = settle(fx, "x", &done).await?;
         events.extend([
             (N, "RuntimeUpgradeStarted"),
             (N, "RuntimeProgressing"),

@@ -11,12 +11,11 @@ use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{TestNamespace, install, require_cluster, wait_for};
+use trussium_e2e::{
+    BoxError, CONVERGE, Identity, Replica, TestNamespace, TestResult, install, minimal,
+    require_cluster, wait_for,
+};
 
-use crate::operator_support::minimal;
-use crate::production_support::{BoxError, Identity, Replica, TestResult};
-
-const CONVERGE: Duration = Duration::from_secs(90);
 /// After the woken runtime has converged: time for anything else to wake.
 const AFTERMATH: Duration = Duration::from_secs(5);
 

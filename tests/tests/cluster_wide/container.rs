@@ -22,13 +22,9 @@ use tokio::time::Instant;
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::oci::{Index, Layout};
 use trussium_e2e::{
-    Audit, OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, TestNamespace, VERSION,
-    admin_kubeconfig, image_archive, install, release_dist, repo_root, require_cluster, wait_for,
-};
-
-use crate::operator_support::minimal;
-use crate::production_support::{
-    BoxError, TestResult, free_port, http_get, install_leader_election_rbac,
+    Audit, BoxError, OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, TestNamespace,
+    TestResult, VERSION, admin_kubeconfig, free_port, http_get, image_archive, install,
+    install_leader_election_rbac, minimal, release_dist, repo_root, require_cluster, wait_for,
 };
 
 const START: Duration = Duration::from_secs(90);

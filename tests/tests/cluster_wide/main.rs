@@ -1,28 +1,15 @@
 //! Cluster tests of operators that watch the whole cluster: the operator
-//! image run as a container, and the cluster-wide install mode.
+//! image run as a container, the cluster-wide install mode, and `kubectl
+//! trussium install` (the CRD, the ClusterRole, trussium-system).
 //!
 //! A test binary of its own: cargo runs test binaries one after another, so
 //! these operators never meet the per-namespace operators of the `cluster`
 //! tests (they would reconcile those tests' runtimes too). Within this
 //! binary, [`one_at_a_time`] keeps them apart from each other.
 
-// The one harness of the cluster tests, shared as source (operator_support
-// re-exports it; it needs status_support).
-#[path = "../cluster/harness.rs"]
-#[allow(dead_code, unused_imports)]
-mod harness;
-#[path = "../cluster/operator_support.rs"]
-#[allow(dead_code, unused_imports)]
-mod operator_support;
-#[path = "../cluster/production_support.rs"]
-#[allow(dead_code)]
-mod production_support;
-#[path = "../cluster/status_support.rs"]
-#[allow(dead_code, unused_imports)]
-mod status_support;
-
 mod cluster_wide_secrets;
 mod container;
+mod install;
 
 /// Serializes the tests of this binary: one cluster-wide operator at a time.
 pub async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {

@@ -7,31 +7,17 @@
 //! this binary the tests take turns ([`SERIAL`]). Recovery times are
 //! printed (`--nocapture`); they are figures, not assertions.
 
-// The harness of the cluster tests, shared as source.
-#[allow(dead_code, unused_imports)]
-#[path = "../cluster/fault_support.rs"]
-mod fault_support;
-#[allow(dead_code, unused_imports)]
-#[path = "../cluster/harness.rs"]
-mod harness;
-#[allow(dead_code, unused_imports)]
-#[path = "../cluster/operator_support.rs"]
-mod operator_support;
-#[allow(dead_code, unused_imports)]
-#[path = "../cluster/status_support.rs"]
-mod status_support;
-
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::ResourceExt;
 use kube::api::ListParams;
 use trussium_api::{TrussiumRuntime, condition_type};
-use trussium_e2e::{deployment_condition, repo_root, wait_for};
-
-use fault_support::{all_ready, check_first_rollout_events, events_by_runtime};
-use harness::{BoxError, TestResult, ensure, run};
-use status_support::{OLD_TAG, runtime};
+use trussium_e2e::{
+    BoxError, Harness, OLD_TAG, TestResult, all_ready, check_first_rollout_events,
+    deployment_condition, ensure, events_by_runtime, openai_runtime, repo_root, wait_for,
+    with_operator,
+};
 
 /// One control-plane fault at a time.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -76,9 +62,9 @@ async fn restart(name: &str) -> TestResult {
 /// first rollout announced exactly once.
 async fn converge_through_restart_of(name: &'static str) -> TestResult {
     let _turn = SERIAL.lock().await;
-    run(&format!("cp-{name}"), &[], async |h| {
+    with_operator(&format!("cp-{name}"), &[], async |h| {
         for i in 0..RUNTIMES {
-            h.create_runtime(runtime(&format!("rt-{i:02}"), OLD_TAG, 1, None))
+            h.create_runtime(openai_runtime(&format!("rt-{i:02}"), OLD_TAG, 1, None))
                 .await?;
         }
         let runtimes = h.runtimes();
@@ -99,7 +85,7 @@ async fn converge_through_restart_of(name: &'static str) -> TestResult {
         let all = wait_for(
             &format!("all {RUNTIMES} runtimes to be Ready after {name} restarted"),
             Duration::from_secs(600),
-            async || Ok(all_ready(h, RUNTIMES).await?),
+            async || Ok(all_ready(&h.runtimes(), RUNTIMES).await?),
         )
         .await?;
         eprintln!(
@@ -112,7 +98,7 @@ async fn converge_through_restart_of(name: &'static str) -> TestResult {
             "the operator did not survive the restart",
         )?;
         check_report_lag(h, &all).await?;
-        let events = events_by_runtime(h).await?;
+        let events = events_by_runtime(&h.events()).await?;
         check_first_rollout_events(&all, &events)?;
         Ok::<(), BoxError>(())
     })
@@ -135,7 +121,7 @@ async fn the_operator_rides_out_an_etcd_restart() -> TestResult {
 /// its Deployment becoming available (both transition times, from the one
 /// clock of the local cluster). A controller that backed off all its
 /// triggers together after the restart heard nothing for minutes.
-async fn check_report_lag(h: &harness::Harness, runtimes: &[TrussiumRuntime]) -> TestResult {
+async fn check_report_lag(h: &Harness, runtimes: &[TrussiumRuntime]) -> TestResult {
     let deployments = h.api::<Deployment>();
     let mut late = Vec::new();
     for rt in runtimes {

@@ -19,7 +19,7 @@ fn missing_secret_on_a_new_runtime_then_created() {
     assert_conditions(&s.status, BLOCKED_FRESH);
     assert_events(&s.events, &["Warning/ConfigurationInvalid"]);
     let warning = &s.events[0];
-    assert_eq!(warning.action, "ValidateReferences");
+    assert_eq!(warning.reason.action().as_str(), "ValidateReferences");
     assert!(
         warning.note.contains("\"openai-credentials\""),
         "{}",
@@ -187,7 +187,7 @@ fn reconcile_error_then_recovery() {
         ],
     );
     assert_events(&s.events, &["Warning/ReconciliationFailed"]);
-    assert_eq!(s.events[0].action, "Reconcile");
+    assert_eq!(s.events[0].reason.action().as_str(), "Reconcile");
     assert!(
         s.events[0]
             .note

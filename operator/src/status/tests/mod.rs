@@ -21,7 +21,7 @@ use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus, condition_type};
 
 use super::{StatusInput, only_progress_differs, project, semantically_equal};
 use crate::config::OperatorConfig;
-use crate::events::{EventType, Transition, transitions};
+use crate::events::{EventType, Reason, Transition, transitions};
 use crate::references::ReferenceCheck;
 
 pub const REPO: &str = "ghcr.io/trussiumhq/trussium";
@@ -378,7 +378,8 @@ fn check_invariants(status: &TrussiumRuntimeStatus, generation: i64) {
     check_stalled(status);
 }
 
-/// Stalled, stated from the other conditions as DESIGN.md states it: True
+/// Stalled, stated from the other conditions as the design record
+/// (docs/src/development/design.md, "Stalled") states it: True
 /// exactly for a failed rollout or a missing Secret, with that cause's
 /// reason; Retrying while the operator retries a failure; else AsExpected.
 fn check_stalled(status: &TrussiumRuntimeStatus) {
@@ -436,13 +437,7 @@ pub fn assert_events(events: &[Transition], expected: &[&str]) {
 pub fn kinds(events: &[Transition]) -> Vec<String> {
     events
         .iter()
-        .map(|e| {
-            let type_ = match e.type_ {
-                EventType::Normal => "Normal",
-                EventType::Warning => "Warning",
-            };
-            format!("{type_}/{}", e.reason)
-        })
+        .map(|e| format!("{}/{}", e.reason.event_type().as_str(), e.reason))
         .collect()
 }
 

@@ -224,7 +224,7 @@ fn scale_up_to_zero_and_back() {
 
     // Scaling never touches the upgrade lifecycle.
     assert_eq!(s.status.last_successful_image, Some(image("v1.22.0")));
-    assert!(w.log.iter().all(|e| !e.reason.contains("Upgrade")));
+    assert!(w.log.iter().all(|e| !e.reason.as_str().contains("Upgrade")));
 }
 
 #[test]
@@ -443,7 +443,7 @@ fn replica_failure_degrades_without_touching_progressing() {
         "{}",
         degraded.note
     );
-    assert_eq!(degraded.action, "Rollout");
+    assert_eq!(degraded.reason.action().as_str(), "Rollout");
 
     // A spec change while the quota is still exhausted: the failure stays
     // reported through the pending generation, no false recovery.

@@ -63,7 +63,7 @@ fn upgrade_to_a_good_tag() {
         &s.events,
         &["Normal/RuntimeUpgradeStarted", "Normal/RuntimeProgressing"],
     );
-    assert_eq!(s.events[0].action, "Upgrade");
+    assert_eq!(s.events[0].reason.action().as_str(), "Upgrade");
     assert_eq!(
         s.events[0].note,
         format!("Upgrade started from {old} to {new}.")
@@ -400,7 +400,7 @@ fn new_target_during_an_upgrade_restarts_it() {
     let started = w
         .log
         .iter()
-        .filter(|e| e.reason == "RuntimeUpgradeStarted")
+        .filter(|e| e.reason == Reason::RuntimeUpgradeStarted)
         .count();
     assert_eq!(started, 2);
 }
@@ -470,7 +470,7 @@ fn initial_provisioning_is_never_an_upgrade() {
         )
     );
     assert!(
-        w.log.iter().all(|e| !e.reason.contains("Upgrade")),
+        w.log.iter().all(|e| !e.reason.as_str().contains("Upgrade")),
         "{:?}",
         kinds(&w.log)
     );
@@ -643,7 +643,7 @@ fn image_change_while_a_secret_is_missing() {
     let warnings = w
         .log
         .iter()
-        .filter(|e| e.type_ == EventType::Warning)
+        .filter(|e| e.reason.event_type() == EventType::Warning)
         .count();
     assert_eq!(warnings, 1);
 }
