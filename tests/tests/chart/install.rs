@@ -415,6 +415,7 @@ fn variants(watched: &str) -> Vec<(&'static str, Value)> {
                 "podLabels": { "team": "platform" },
                 "podDisruptionBudget": { "enabled": false },
                 "metrics": { "port": 9090, "service": { "enabled": false } },
+                "networkPolicy": { "enabled": true, "apiServerPorts": [8443], "metricsFrom": [{ "namespaceSelector": { "matchLabels": { "kubernetes.io/metadata.name": "monitoring" } } }] },
                 "crds": { "enabled": false },
             }),
         ),

@@ -4,7 +4,8 @@
 //! these tests prove that they render the same objects, field by field,
 //! apart from Helm's own labels: the chart's defaults against `deploy/`, its
 //! `watchNamespace` against the single-namespace overlay, its monitoring
-//! against the monitored overlay. The large data files are not written
+//! against the monitored overlay, its `networkPolicy` against deploy/ with
+//! the network-policy component. The large data files are not written
 //! twice: the chart's CRD is a copy of `crds/` (generated from the API
 //! types), `deploy/`'s dashboard a copy of the chart's, `deploy/`'s
 //! PrometheusRule the chart's template rendered at its defaults; the tests
@@ -102,6 +103,25 @@ fn monitoring_renders_the_monitored_overlay() -> TestResult {
     );
     check_generated(&repo_root().join(DEPLOY_RULE), &text)?;
     assert_same(monitoring_values(), "deploy/overlays/monitored")
+}
+
+#[test]
+#[ignore = "needs helm and the control plane's kubectl (make test)"]
+fn network_policy_renders_the_network_policy_component() -> TestResult {
+    // deploy/ with the component, as a user's overlay adds it.
+    let dir = format!("target/e2e/chart-network-policy-{}", std::process::id());
+    let path = repo_root().join(&dir);
+    std::fs::create_dir_all(&path)?;
+    std::fs::write(
+        path.join("kustomization.yaml"),
+        "apiVersion: kustomize.config.k8s.io/v1beta1\n\
+         kind: Kustomization\n\
+         resources:\n  - ../../../deploy\n\
+         components:\n  - ../../../deploy/components/network-policy\n",
+    )?;
+    let outcome = assert_same(json!({ "networkPolicy": { "enabled": true } }), &dir);
+    let _ = std::fs::remove_dir_all(&path);
+    outcome
 }
 
 #[test]

@@ -56,6 +56,11 @@ pub fn bad_values() -> Vec<(&'static str, Value, &'static str)> {
             "at '/leaderElection/leaseDuration'",
         ),
         (
+            "a NetworkPolicy that lets the operator reach no API server",
+            json!({ "networkPolicy": { "enabled": true, "apiServerPorts": [] } }),
+            "at '/networkPolicy/apiServerPorts'",
+        ),
+        (
             "the probes' port for metrics",
             json!({ "metrics": { "port": 8081 } }),
             "at '/metrics/port'",
