@@ -68,8 +68,8 @@ rm -rf "$dist" && mkdir -p "$dist"
 for p in "${platforms[@]}"; do
   platform=${p%% *}
   triple=${p#* }
-  exe=kubectl-trussium
-  [ "${platform%_*}" = windows ] && exe=kubectl-trussium.exe
+  exe="kubectl-trussium"
+  [ "${platform%_*}" = windows ] && exe="kubectl-trussium.exe"
   files=$stage/$platform
   mkdir -p "$files"
   install -m 0755 "$stage/bin/$triple/$exe" "$files/$exe"

@@ -23,13 +23,17 @@ source "$root/scripts/need.sh"
 need jq jq
 cyclonedx=$("$root/scripts/tool.sh" cargo-cyclonedx)
 # cargo-cyclonedx writes one file next to every workspace member's
-# Cargo.toml; a name of this run's own, moved out at once.
+# Cargo.toml (at any depth, e.g. docs/tool); a name of this run's own, all
+# removed on exit.
+metadata=$(cargo metadata --format-version 1 --no-deps --locked)
+mapfile -t member_dirs < <(jq -r '.packages[].manifest_path | sub("/Cargo.toml$"; "")' <<<"$metadata")
 name=.sbom-$$-$target
-trap 'rm -f -- */"$name.json" "$name.json"' EXIT
+remove_sboms() { local dir; for dir in "${member_dirs[@]}"; do rm -f -- "$dir/$name.json"; done; }
+trap remove_sboms EXIT
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-0} "$cyclonedx" cyclonedx --quiet --format json \
   --spec-version 1.5 --target "$target" --override-filename "$name"
-manifest_dir=$(cargo metadata --format-version 1 --no-deps --locked |
-  jq -r --arg p "$package" '.packages[] | select(.name == $p) | .manifest_path | sub("/Cargo.toml$"; "")')
+manifest_dir=$(jq -r --arg p "$package" \
+  '.packages[] | select(.name == $p) | .manifest_path | sub("/Cargo.toml$"; "")' <<<"$metadata")
 mkdir -p "$(dirname "$out")"
 # (cargo's package ids of path crates, "path+file:///<checkout>/api#…", are the bom-refs.)
 jq --arg from "path+file://$root/" --arg to "path+file://./" \
