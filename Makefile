@@ -33,10 +33,11 @@ docs: ## Build the manual (docs/) into target/docs and check its links and names
 crds: generate ## Alias of generate
 
 .PHONY: lint
-lint: ## cargo fmt --check, clippy -D warnings, helm lint --strict
+lint: ## cargo fmt --check, clippy -D warnings, helm lint --strict, actionlint over .github/workflows
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	"$$(scripts/tool.sh helm)" lint --strict charts/trussium-operator
+	"$$(scripts/tool.sh actionlint)" .github/workflows/*.yml
 
 .PHONY: control-plane
 control-plane: ## Build (or reuse) the cached control-plane binaries
@@ -114,7 +115,7 @@ bench-operator: ## Operator against kubectl apply: time to Ready, requests, idle
 		BENCH_RUNTIMES="$(BENCH_RUNTIMES)" cargo bench -p trussium-e2e --bench operator
 
 .PHONY: image
-image: ## The operator image (static binary, FROM scratch) into dist/oci with buildah; prints size and digest
+image: ## The operator image for linux/amd64 and linux/arm64 (one index, SBOMs attached) into dist/oci; prints sizes and digest
 	scripts/image.sh
 
 .PHONY: chart
@@ -122,9 +123,14 @@ chart: ## The Helm chart package, dist/trussium-operator-<version>.tgz (same byt
 	scripts/chart.sh
 
 RELEASE_BASE_URL ?=
+RELEASE_TAG ?=
 .PHONY: release
-release: ## dist/: the plugin for 5 platforms, krew manifest, SHA256SUMS, crds.yaml, install.yaml (RELEASE_BASE_URL=...)
-	RELEASE_BASE_URL=$(RELEASE_BASE_URL) scripts/release.sh
+release: ## dist/: plugin for 5 platforms (with man pages), image index, SBOMs, chart, krew manifest, crds.yaml, install.yaml, SHA256SUMS
+	RELEASE_BASE_URL=$(RELEASE_BASE_URL) RELEASE_TAG=$(RELEASE_TAG) scripts/release.sh
+
+.PHONY: publish
+publish: ## Push make release's image index (with SBOMs) and chart to OCI registries (IMAGE_REPOSITORY=..., CHART_REPOSITORY=...)
+	scripts/publish.sh
 
 .PHONY: krew
 krew: release ## Alias of release (the krew manifest is dist/trussium.yaml)

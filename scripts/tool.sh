@@ -5,7 +5,8 @@
 # clones (CI) reuse it:
 #
 #   Go tools   tools/<name>/go.mod (+ go.sum): a module of ours whose `tool`
-#              line names the command's package; optional tools/<name>/ldflags
+#              line names the command's package (or the module's own, when
+#              tools/<name>/*.go wraps a library); optional tools/<name>/ldflags
 #              (stamps the version) and tools/<name>/tags (build tags, e.g. to
 #              leave out what we never run). Built with the machine's Go
 #              toolchain from the Go module proxy, keyed by all of these.
@@ -66,9 +67,12 @@ if [ -f "$dir/go.mod" ]; then
   [ -f "$dir/ldflags" ] && ldflags=$(tr '\n' ' ' <"$dir/ldflags")
   tags=""
   [ -f "$dir/tags" ] && tags=$(tr '\n' ',' <"$dir/tags" | sed 's/,$//')
-  key=$(for pin in go.mod go.sum ldflags tags; do
-    if [ -f "$dir/$pin" ]; then cat "$dir/$pin"; fi
-  done | sha256sum | cut -c1-12)
+  # (The pins that exist, then any *.go in name order.)
+  key=$( (for pin in go.mod go.sum ldflags tags; do
+      if [ -f "$dir/$pin" ]; then cat "$dir/$pin"; fi
+    done
+    find "$dir" -maxdepth 1 -type f -name '*.go' | sort | xargs -r cat) |
+    sha256sum | cut -c1-12)
   out=$cache/tools/$name-$key
   go_build() {
     (cd "$dir" && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod \

@@ -110,15 +110,18 @@ phase "workspace build" --cold "about 5 minutes" cargo test --workspace --no-run
 phase "binaries build" cargo build --workspace --bins
 # The manual: built with mdBook and checked (links, anchors, names).
 phase "docs" --cold "mdBook is built once per machine, about 3 CPU minutes" "$TRUSSIUM_ROOT/scripts/docs.sh"
-# The container test's image: a dev build of the static binary (cheaper than
-# make image's release build; the musl target dir is cached in ~/.cache).
-export TRUSSIUM_TEST_IMAGE=$TRUSSIUM_ROOT/target/image/oci:test
-phase "test image" --cold "3 to 12 minutes, cached per machine" env IMAGE_PROFILE=dev IMAGE_DIR="$TRUSSIUM_ROOT/target/image" IMAGE_TAG=test \
-  "$TRUSSIUM_ROOT/scripts/image.sh"
-# The plugin for all five release platforms, cheaply (dev without debuginfo),
-# into a target dir cached outside the checkout; the release tests read it.
+# The release's tools: the SBOM generator, oras (make publish) and a local
+# registry to publish to (cached per machine by version; a phase of their own
+# so that a cold build shows its cost).
+release_tools() { local t; for t in cargo-cyclonedx oras registry; do scripts/tool.sh "$t" >/dev/null; done; }
+phase "release tools" --cold "about 8 minutes, once per machine" release_tools
+# The release bundle as make release writes it (the plugin for five
+# platforms, the operator image index for two, SBOMs, the chart), cheaply
+# (dev without debuginfo), into a target dir cached outside the checkout. The
+# release, image and container tests read this one bundle.
 phase "cross tools" --cold "about a minute, once per machine" scripts/cross-tools.sh --qemu
-phase "release bundle" --cold "about 13 minutes, cached per machine" env PROFILE=cross-check DIST_DIR="$TRUSSIUM_ROOT/target/e2e/release-dist" \
+export TRUSSIUM_RELEASE_DIST=$TRUSSIUM_ROOT/target/e2e/release-dist
+phase "release bundle" --cold "about 20 minutes, cached per machine" env PROFILE=cross-check DIST_DIR="$TRUSSIUM_RELEASE_DIST" \
   scripts/release.sh
 # A fresh cluster: stop one left running (make cluster-up) first.
 phase "cluster down (stale)" "$here/cluster/down.sh"

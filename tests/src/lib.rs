@@ -3,7 +3,8 @@
 //! cluster (`make cluster-up`), a namespace per test, operators run as their
 //! ServiceAccount (one per namespace, [`with_operator`], or replicas as
 //! production runs them, [`Replica`]), the audit log, kubectl and the plugin
-//! through it, the runtimes tests create, what they read back, and waiting.
+//! through it, the runtimes tests create, what they read back, waiting, and
+//! the release bundle with its OCI image layout.
 //!
 //! One module per concept; everything is re-exported at the crate root
 //! (`use trussium_e2e::{with_operator, wait_for, ...}`). What only one area
@@ -25,9 +26,11 @@ mod lease;
 pub mod manifests;
 pub mod metrics;
 mod namespace;
+pub mod oci;
 mod operator;
 mod plugin;
 mod relay;
+mod release;
 mod replica;
 mod runtimes;
 mod scrape;
@@ -65,13 +68,17 @@ pub use plugin::{
     plugin, plugin_dir, plugin_in, run_to_end, target_debug_dir,
 };
 pub use relay::{Relay, api_server_address};
+pub use release::{
+    LockedCrate, RELEASE_DIST_ENV, VERSION, binary_kind, cargo_lock, crates_named_in,
+    image_archive, release_dist,
+};
 pub use replica::{
     Identity, LEADER_ELECTION_ROLE, Replica, free_port, install_leader_election_rbac,
 };
 pub use runtimes::{
     NEVER_READY_IMAGE, NEW_TAG, OLD_TAG, REPOSITORY, image, merge, minimal, openai_runtime, sample,
 };
-pub use scrape::http_get;
+pub use scrape::{HttpResponse, http_get, http_request};
 pub use status::{all_ready, condition, condition_summary, is_ready};
 pub use token::{
     client_as_service_account, kubeconfig_for_service_account, service_account_username,

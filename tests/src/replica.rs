@@ -17,7 +17,7 @@ use tokio::process::Child;
 use crate::operator::operator_command;
 use crate::{
     BoxError, OPERATOR_NAMESPACE, TestResult, http_get, kubeconfig_for_service_account, metric,
-    repo_root, service_account_username, wait_for,
+    operator_binary, repo_root, service_account_username, wait_for,
 };
 
 /// The Role of deploy/rbac that lets the operator hold its Lease.
@@ -174,7 +174,7 @@ impl Replica {
     }
 
     fn spawn(&mut self) -> TestResult {
-        let child = operator_command(&self.kubeconfig, &self.log)?
+        let child = operator_command(&[operator_binary().into()], &self.kubeconfig, &self.log)?
             .args(&self.args)
             .arg(format!("--metrics-bind-address={}", self.metrics))
             .arg(format!("--health-probe-bind-address={}", self.probes))

@@ -19,6 +19,7 @@ mod namespace_deletion;
 mod operator_autoscaling;
 mod operator_cache;
 mod operator_drift;
+mod operator_image;
 mod operator_leader;
 mod operator_network_policy;
 mod operator_probes;

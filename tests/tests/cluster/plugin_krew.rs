@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    Error, TestNamespace, admin_kubeconfig_path, install_crd, kubectl_path, repo_root,
-    require_cluster, run_to_end, target_debug_dir,
+    Error, TestNamespace, admin_kubeconfig_path, install_crd, kubectl_path, release_dist,
+    repo_root, require_cluster, run_to_end, target_debug_dir,
 };
 
 use crate::plugin_support::*;

@@ -10,8 +10,8 @@ use std::process::Stdio;
 
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    Error, PluginOutput, TestNamespace, admin_kubeconfig_path, install_crd, path_with, plugin,
-    repo_root, require_cluster, run_to_end,
+    Error, PluginOutput, TestNamespace, VERSION, admin_kubeconfig_path, binary_kind, install_crd,
+    path_with, plugin, release_dist, repo_root, require_cluster, run_to_end,
 };
 
 use crate::plugin_support::*;
@@ -25,53 +25,11 @@ const PLATFORMS: [(&str, &str, &str); 5] = [
     ("windows_amd64", "zip", "kubectl-trussium.exe"),
 ];
 
-const VERSION: &str = env!("CARGO_PKG_VERSION");
-
 fn fail(path: &Path, message: String) -> Error {
     Error::Io {
         path: path.to_path_buf(),
         source: std::io::Error::other(message),
     }
-}
-
-/// The binary format and CPU a file's header declares, e.g. "ELF x86-64".
-fn binary_kind(bytes: &[u8]) -> String {
-    let u16le = |at: usize| {
-        bytes
-            .get(at..at + 2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]))
-    };
-    let u32le = |at: usize| {
-        bytes
-            .get(at..at + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
-    if bytes.starts_with(b"\x7fELF") {
-        // e_machine, little-endian 64-bit ELF.
-        return match u16le(18) {
-            Some(62) => "ELF x86-64".into(),
-            Some(183) => "ELF aarch64".into(),
-            other => format!("ELF machine {other:?}"),
-        };
-    }
-    if u32le(0) == Some(0xfeed_facf) {
-        // Mach-O 64-bit: cputype right after the magic.
-        return match u32le(4) {
-            Some(0x0100_0007) => "Mach-O x86-64".into(),
-            Some(0x0100_000c) => "Mach-O arm64".into(),
-            other => format!("Mach-O cputype {other:?}"),
-        };
-    }
-    if bytes.starts_with(b"MZ") {
-        let pe = u32le(0x3c).map(|o| o as usize).unwrap_or(0);
-        if bytes.get(pe..pe + 4) == Some(b"PE\0\0") {
-            return match u16le(pe + 4) {
-                Some(0x8664) => "PE x86-64".into(),
-                other => format!("PE machine {other:?}"),
-            };
-        }
-    }
-    "unknown".into()
 }
 
 fn expected_kind(platform: &str) -> &'static str {
@@ -186,7 +144,28 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
     // SHA256SUMS covers every file and holds.
     let out = command(Path::new("sha256sum"), &["-c", "SHA256SUMS"], &dist).await?;
     assert_eq!(out.code, 0, "{out}");
-    assert_eq!(out.stdout.lines().count(), PLATFORMS.len() + 3, "{out}");
+    let mut files: Vec<String> = std::fs::read_dir(&dist)
+        .map_err(Error::io_at(&dist))?
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.path().is_file())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "SHA256SUMS")
+        .collect();
+    files.sort();
+    let mut summed: Vec<String> = out
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_suffix(": OK"))
+        .map(str::to_string)
+        .collect();
+    summed.sort();
+    assert_eq!(summed, files, "SHA256SUMS lists every file of the release");
+    for (platform, _, _) in PLATFORMS {
+        let sbom = format!("kubectl-trussium_{VERSION}_{platform}.cdx.json");
+        assert!(files.contains(&sbom), "{sbom} missing: {files:?}");
+    }
+    let chart = format!("trussium-operator-{VERSION}.tgz");
+    assert!(files.contains(&chart), "{chart} missing: {files:?}");
 
     // The manifest names the release layout with the default base URL.
     let manifest = std::fs::read_to_string(dist.join("trussium.yaml"))

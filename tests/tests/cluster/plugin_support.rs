@@ -1,11 +1,9 @@
-//! What only the plugin tests use (running the plugin itself is
-//! trussium_e2e's): the release bundle, a command's lines as they come, and
-//! putting TrussiumRuntimes into known states by writing their status as the
-//! admin, the way the operator would.
+//! What only the plugin tests use (running the plugin itself, and the release
+//! bundle, are trussium_e2e's): a command's lines as they come, and putting
+//! TrussiumRuntimes into known states by writing their status as the admin,
+//! the way the operator would.
 
-use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use k8s_openapi::api::events::v1::Event;
@@ -16,44 +14,9 @@ use serde_json::{Value, json};
 use std::io::BufRead;
 use std::sync::mpsc;
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{Error, REPOSITORY, image, kubectl_path, repo_root};
+use trussium_e2e::{Error, REPOSITORY, image, kubectl_path};
 
 pub const DIGEST: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-
-/// The release bundle as `make release` writes it (scripts/release.sh), built
-/// once per test binary with the cheap `cross-check` profile (make test has
-/// built it already; the cross target dir is cached outside the checkout).
-/// `TRUSSIUM_RELEASE_PROFILE` picks another profile.
-pub fn release_dist() -> Result<PathBuf, Error> {
-    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let dist = repo_root().join("target").join("e2e").join("release-dist");
-    let built = BUILT.get_or_init(|| {
-        let profile =
-            std::env::var("TRUSSIUM_RELEASE_PROFILE").unwrap_or_else(|_| "cross-check".into());
-        let script = repo_root().join("scripts/release.sh");
-        let out = std::process::Command::new(&script)
-            .current_dir(repo_root())
-            .env("PROFILE", profile)
-            .env("DIST_DIR", &dist)
-            .env_remove("RELEASE_BASE_URL")
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("{}: {e}", script.display()))?;
-        if !out.status.success() {
-            return Err(format!(
-                "{} failed ({}):\n{}",
-                script.display(),
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        Ok(dist.clone())
-    });
-    built.clone().map_err(|e| Error::Io {
-        path: repo_root().join("scripts/release.sh"),
-        source: std::io::Error::other(e),
-    })
-}
 
 /// A running command whose stdout arrives line by line (read by a thread).
 pub struct Running {
