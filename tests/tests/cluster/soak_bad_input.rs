@@ -81,7 +81,7 @@ async fn bad_settings_are_one_line_and_create_nothing() -> TestResult {
     for (settings, says) in [
         (
             vec![("SOAK_DURATION", "soon")],
-            "DURATION: 'soon' is not a duration",
+            "DURATION: invalid duration \"soon\": use a number with a unit",
         ),
         (
             vec![("SOAK_DURATION", "10s")],
