@@ -17,7 +17,7 @@ use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client, ResourceExt};
 use serde_json::{Value, json};
 use trussium_api::{TrussiumRuntime, condition_type};
-use trussium_e2e::manifests::{run_tool, values_file};
+use trussium_e2e::manifests::{copy_dir, run_tool, values_file};
 use trussium_e2e::metrics::{samples, sum};
 use trussium_e2e::{
     DeployedOperator, TestNamespace, admin_kubeconfig_path, client_as_service_account,
@@ -329,20 +329,6 @@ fn older_chart(dir: &Path) -> Result<String, BoxError> {
     assert_eq!(columns.len(), before - 1, "the CRD had a Model column");
     std::fs::write(&crd_path, serde_yaml::to_string(&crd)?)?;
     Ok(chart.to_string_lossy().to_string())
-}
-
-fn copy_dir(from: &Path, to: &Path) -> TestResult {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), target)?;
-        }
-    }
-    Ok(())
 }
 
 fn has_model_column(crd: &CustomResourceDefinition) -> bool {
