@@ -11,7 +11,9 @@
 #              leave out what we never run). Built with the machine's Go
 #              toolchain from the Go module proxy, keyed by all of these.
 #   Rust tools tools/<name>.crate: one line "<crate> <version>", installed with
-#              `cargo install --locked`, keyed by that line and rustc's version.
+#              `cargo install --locked`; optional tools/<name>.features (cargo
+#              install's feature flags, to leave out what we never run).
+#              Keyed by these and rustc's version.
 #
 #   scripts/tool.sh helm            -> /root/.cache/trussium/tools/helm-<key>/helm
 #
@@ -83,10 +85,14 @@ elif [ -f "$crate_file" ]; then
   read -r crate version <"$crate_file"
   binary=$crate
   [ -f "$root/tools/$name.bin" ] && binary=$(cat "$root/tools/$name.bin")
-  key=$( (cat "$crate_file"; rustc -V) | sha256sum | cut -c1-12)
+  features_file=$root/tools/$name.features
+  features=()
+  if [ -f "$features_file" ]; then read -r -a features <"$features_file"; fi
+  key=$( (cat "$crate_file"; if [ -f "$features_file" ]; then cat "$features_file"; fi; rustc -V) |
+    sha256sum | cut -c1-12)
   out=$cache/tools/$name-$version-$key
   cargo_install() {
-    cargo install --locked --quiet --root "$1/root" "$crate" --version "$version" &&
+    cargo install --locked --quiet --root "$1/root" "${features[@]}" "$crate" --version "$version" &&
       ln -s "root/bin/$binary" "$1/$binary"
   }
   build "$out" "$binary" "$crate $version (cargo install)" cargo_install
