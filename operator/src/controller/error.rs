@@ -12,8 +12,8 @@ pub enum Error {
     ReadRuntime(#[source] kube::Error),
     #[error("applying: no answer from the API server: {0}")]
     Unanswered(#[source] kube::Error),
-    #[error("applying: refused (retrying before reporting it): {0}")]
-    RefusedOnce(String),
+    #[error("applying: {0} (retrying before reporting it)")]
+    FailedOnce(String),
     #[error("publishing Event {reason}: {source}")]
     Publish {
         reason: Reason,
@@ -36,7 +36,7 @@ impl Error {
             | Error::Publish { source, .. } => {
                 super::terminating::refused_for_namespace_deletion(source)
             }
-            Error::Unanswered(_) | Error::RefusedOnce(_) | Error::NoNamespace | Error::Stopping => {
+            Error::Unanswered(_) | Error::FailedOnce(_) | Error::NoNamespace | Error::Stopping => {
                 false
             }
         }

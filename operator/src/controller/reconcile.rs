@@ -15,6 +15,7 @@ use trussium_api::TrussiumRuntime;
 use super::apply::{ensure, remove};
 use super::context::Context;
 use super::error::{Error, one_line};
+use super::refusals::retried_before_reporting;
 use super::report::report;
 use super::terminating::{Known, refused_for_namespace_deletion};
 use super::{RETRY, lock};
@@ -98,13 +99,17 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
                     Err(err) if refused_for_namespace_deletion(&err) => {
                         return Ok(let_go(&ctx, &rt));
                     }
-                    // Refused: reported if the retry is refused too (see
-                    // `refusals`: a restarted API server refuses everything
-                    // for a moment).
+                    // Refused, or the server failed: reported once that has
+                    // lasted until the retry (see `refusals`: a restarted
+                    // API server refuses and fails for a moment).
                     Err(kube::Error::Api(status))
-                        if status.is_forbidden() && ctx.refusals.first(&namespace, &name) =>
+                        if retried_before_reporting(status.code)
+                            && !ctx.refusals.lasted(&namespace, &name) =>
                     {
-                        return Err(Error::RefusedOnce(status.message));
+                        return Err(Error::FailedOnce(format!(
+                            "{} ({})",
+                            status.message, status.code
+                        )));
                     }
                     Err(err) => {
                         let message = one_line(&err);
