@@ -38,6 +38,8 @@ done
 
 # shellcheck source=need.sh
 source "$root/scripts/need.sh"
+# shellcheck source=progress.sh
+source "$root/scripts/progress.sh"
 need jq jq
 tools=$("$root/scripts/cross-tools.sh")
 export PATH="$tools:$PATH"
@@ -70,9 +72,11 @@ for t in "$@"; do
   fi
 done
 started=$SECONDS
-echo "building $package ($profile) for $* into $target_dir" >&2
-CARGO_TARGET_DIR=$target_dir cargo zigbuild --locked --profile "$profile" \
-  -p "$package" --bin "$package" "${targets[@]}" >&2
+# The compiler's chatter goes to a log, shown only if the build fails.
+log=$cache/logs/cross-build-$package.log
+echo "building $package ($profile) for $* into $target_dir (log: $log)" >&2
+logged "$log" env CARGO_TARGET_DIR="$target_dir" cargo zigbuild --locked --profile "$profile" \
+  -p "$package" --bin "$package" "${targets[@]}"
 echo "built $package in $((SECONDS - started))s" >&2
 
 profile_dir=$profile

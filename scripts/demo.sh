@@ -10,7 +10,7 @@ cd "$root"
 # shellcheck source=progress.sh
 source scripts/progress.sh
 
-step "control plane: Kubernetes, etcd and KWOK binaries (built from Go modules once per machine, about 15 minutes; then cached)"
+step "control plane: Kubernetes, etcd and KWOK binaries (built from Go modules once per machine, about 7 to 12 minutes; then cached)"
 tests/cluster/build.sh >/dev/null
 step "starting the local cluster (a few seconds)"
 tests/cluster/up.sh >/dev/null

@@ -96,7 +96,7 @@ finish() {
 trap finish EXIT
 trap 'exit 130' INT TERM
 
-phase "control-plane binaries" --cold "about 15 minutes, once per machine" "$here/cluster/build.sh"
+phase "control-plane binaries" --cold "about 7 to 12 minutes, once per machine" "$here/cluster/build.sh"
 # krew and its manifest checker, for the krew tests (they call it too; built
 # here first so that a cold build is a phase of its own).
 phase "krew" --cold "about 2 minutes, once per machine" "$here/krew/build.sh"
@@ -104,24 +104,24 @@ phase "krew" --cold "about 2 minutes, once per machine" "$here/krew/build.sh"
 # the tests find them in TRUSSIUM_TOOL_<NAME>).
 use_tool() { local path; path=$("$TRUSSIUM_ROOT/scripts/tool.sh" "$2"); export "$1=$path"; }
 phase "helm" --cold "about 2 minutes, once per machine" use_tool TRUSSIUM_TOOL_HELM helm
-phase "promtool" --cold "about 1 minute, once per machine" use_tool TRUSSIUM_TOOL_PROMTOOL promtool
-phase "workspace build" --cold "about 5 minutes" cargo test --workspace --no-run
+phase "promtool" --cold "about 2 minutes, once per machine" use_tool TRUSSIUM_TOOL_PROMTOOL promtool
+phase "workspace build" --cold "about 4 minutes" cargo test --workspace --no-run
 # Cluster tests may run the binaries (operator, plugin).
 phase "binaries build" cargo build --workspace --bins
 # The manual: built with mdBook and checked (links, anchors, names).
-phase "docs" --cold "mdBook is built once per machine, about 3 CPU minutes" "$TRUSSIUM_ROOT/scripts/docs.sh"
+phase "docs" --cold "mdBook is built once per machine, about 2 minutes" "$TRUSSIUM_ROOT/scripts/docs.sh"
 # The release's tools: the SBOM generator, oras (make publish) and a local
 # registry to publish to (cached per machine by version; a phase of their own
 # so that a cold build shows its cost).
 release_tools() { local t; for t in cargo-cyclonedx oras registry; do scripts/tool.sh "$t" >/dev/null; done; }
-phase "release tools" --cold "about 8 minutes, once per machine" release_tools
+phase "release tools" --cold "about 2 minutes, once per machine" release_tools
 # The release bundle as make release writes it (the plugin for five
 # platforms, the operator image index for two, SBOMs, the chart), cheaply
 # (dev without debuginfo), into a target dir cached outside the checkout. The
 # release, image and container tests read this one bundle.
 phase "cross tools" --cold "about a minute, once per machine" scripts/cross-tools.sh --qemu
 export TRUSSIUM_RELEASE_DIST=$TRUSSIUM_ROOT/target/e2e/release-dist
-phase "release bundle" --cold "about 20 minutes, cached per machine" env PROFILE=cross-check DIST_DIR="$TRUSSIUM_RELEASE_DIST" \
+phase "release bundle" --cold "about 8 minutes, cached per machine" env PROFILE=cross-check DIST_DIR="$TRUSSIUM_RELEASE_DIST" \
   scripts/release.sh
 # A fresh cluster: stop one left running (make cluster-up) first.
 phase "cluster down (stale)" "$here/cluster/down.sh"

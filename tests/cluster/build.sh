@@ -69,10 +69,10 @@ if ! flock -n 8; then
   step "waiting for another build of the control plane on this machine to finish"
   flock 8
 fi
-build etcd "$etcd_version" "about 2 minutes" "" etcd=go.etcd.io/etcd/server/v3
-build kwok "$kwok_version" "about 3 minutes" "-X sigs.k8s.io/kwok/pkg/consts.Version=$kwok_version" \
+build etcd "$etcd_version" "about a minute" "" etcd=go.etcd.io/etcd/server/v3
+build kwok "$kwok_version" "about 2 minutes" "-X sigs.k8s.io/kwok/pkg/consts.Version=$kwok_version" \
   kwok=sigs.k8s.io/kwok/cmd/kwok
-build kubernetes "$k8s_version" "about 8 to 12 minutes" "$(version_ldflags "$k8s_version")" \
+build kubernetes "$k8s_version" "about 5 to 9 minutes" "$(version_ldflags "$k8s_version")" \
   kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver \
   kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager \
   kube-scheduler=k8s.io/kubernetes/cmd/kube-scheduler \
