@@ -21,8 +21,8 @@ use serde_json::json;
 use trussium_api::condition_type;
 use trussium_e2e::{
     BoxError, CONVERGE, Harness, OLD_TAG, Operator, QUIET_AFTER_SETTLING, TestResult, all_ready,
-    check_first_rollout_events, describe_requests, ensure, events_by_runtime, openai_runtime,
-    repo_root, service_account_username, wait_for, with_operator,
+    check_first_rollout_events, condition, describe_requests, ensure, events_by_runtime,
+    openai_runtime, repo_root, service_account_username, wait_for, with_operator,
 };
 
 const N: &str = "Normal";
@@ -423,10 +423,7 @@ async fn a_server_failure_is_retried_before_it_is_reported() -> TestResult {
                     created.elapsed().as_secs_f64()
                 ),
             )?;
-            let message = failed
-                .status
-                .as_ref()
-                .and_then(|s| s.condition(condition_type::DEGRADED))
+            let message = condition(&failed, condition_type::DEGRADED)
                 .map(|c| c.message.clone())
                 .unwrap_or_default();
             ensure(
@@ -491,10 +488,7 @@ async fn an_object_someone_else_created_is_never_taken_over() -> TestResult {
                 CONVERGE,
             )
             .await?;
-        let message = stuck
-            .status
-            .as_ref()
-            .and_then(|s| s.condition(condition_type::DEGRADED))
+        let message = condition(&stuck, condition_type::DEGRADED)
             .map(|c| c.message.clone())
             .unwrap_or_default();
         ensure(
