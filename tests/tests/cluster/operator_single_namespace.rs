@@ -15,7 +15,8 @@ use serde_json::json;
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
     BoxError, CONVERGE, Identity, OPERATOR_NAMESPACE, Replica, TestNamespace, TestResult,
-    client_as_service_account, install, kustomize, minimal, repo_root, require_cluster, wait_for,
+    client_as_service_account, install, is_ready, kustomize, minimal, repo_root, require_cluster,
+    wait_for,
 };
 
 fn overlay<T: serde::de::DeserializeOwned>(file: &str) -> Result<T, BoxError> {
@@ -191,12 +192,7 @@ async fn a_single_namespace_operator_runs_on_a_role_alone() -> TestResult {
             .await?;
         let ready = wait_for("web to be Ready on a Role alone", CONVERGE, async || {
             let rt = runtimes.get("web").await?;
-            Ok(rt
-                .status
-                .as_ref()
-                .and_then(|s| s.condition("Ready"))
-                .is_some_and(|c| c.status == "True")
-                .then_some(()))
+            Ok(is_ready(&rt).then_some(()))
         })
         .await;
         if ready.is_err() {

@@ -24,7 +24,8 @@ use trussium_e2e::oci::{Index, Layout};
 use trussium_e2e::{
     Audit, BoxError, OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, TestNamespace,
     TestResult, VERSION, admin_kubeconfig, free_port, http_get, image_archive, install,
-    install_leader_election_rbac, minimal, release_dist, repo_root, require_cluster, wait_for,
+    install_leader_election_rbac, is_ready, minimal, release_dist, repo_root, require_cluster,
+    wait_for,
 };
 
 const START: Duration = Duration::from_secs(90);
@@ -340,11 +341,7 @@ async fn the_image_runs_as_a_container_with_in_cluster_configuration() -> TestRe
             .await?;
         wait_for("runtime after to be Ready", START, async || {
             let rt = runtimes.get("after").await?;
-            let ready = rt
-                .status
-                .as_ref()
-                .and_then(|s| s.condition("Ready"))
-                .is_some_and(|c| c.status == "True");
+            let ready = is_ready(&rt);
             Ok(ready.then_some(()))
         })
         .await?;

@@ -19,9 +19,9 @@ use serde_json::json;
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
     BoxError, OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, PluginOutput, Replica, TestNamespace,
-    TestResult, admin_kubeconfig, ensure_contains, ensure_exit, kubeconfig_for_service_account,
-    kubectl_trussium_as, minimal, plugin, plugin_dir, repo_root, require_cluster, run_to_end,
-    wait_for,
+    TestResult, admin_kubeconfig, ensure_contains, ensure_exit, is_ready,
+    kubeconfig_for_service_account, kubectl_trussium_as, minimal, plugin, plugin_dir, repo_root,
+    require_cluster, run_to_end, wait_for,
 };
 
 const CONVERGE: Duration = Duration::from_secs(120);
@@ -185,12 +185,7 @@ async fn start_installed_operator(admin: &Client) -> Result<Replica, BoxError> {
 async fn runtime_ready(runtimes: &Api<TrussiumRuntime>, name: &str) -> TestResult {
     wait_for(&format!("{name} to be Ready"), CONVERGE, async || {
         let rt = runtimes.get(name).await?;
-        Ok(rt
-            .status
-            .as_ref()
-            .and_then(|s| s.condition("Ready"))
-            .is_some_and(|c| c.status == "True")
-            .then_some(()))
+        Ok(is_ready(&rt).then_some(()))
     })
     .await?;
     Ok(())
