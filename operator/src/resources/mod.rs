@@ -188,19 +188,15 @@ pub(crate) fn object_meta(rt: &TrussiumRuntime) -> Result<ObjectMeta, BuildError
     })
 }
 
-/// A controller reference with `blockOwnerDeletion` unset: setting it would
-/// need the finalizers permission under OwnerReferencesPermissionEnforcement.
+/// A controller reference with `blockOwnerDeletion` unset (as kube makes
+/// it; a unit test holds it so): setting it would need the finalizers
+/// permission under OwnerReferencesPermissionEnforcement.
 fn owner_reference(rt: &TrussiumRuntime) -> Result<OwnerReference, BuildError> {
     if rt.metadata.uid.is_none() {
         return Err(BuildError::MissingMetadata("uid"));
     }
-    let owner = rt
-        .controller_owner_ref(&())
-        .ok_or(BuildError::MissingMetadata("name"))?;
-    Ok(OwnerReference {
-        block_owner_deletion: None,
-        ..owner
-    })
+    rt.controller_owner_ref(&())
+        .ok_or(BuildError::MissingMetadata("name"))
 }
 
 /// A selector on [`selector_labels`].
