@@ -73,7 +73,7 @@ pub use release::{
     image_archive, release_dist,
 };
 pub use replica::{
-    Identity, LEADER_ELECTION_ROLE, Replica, free_port, install_leader_election_rbac,
+    Identity, LEADER_ELECTION_ROLE, Memory, Replica, free_port, install_leader_election_rbac,
 };
 pub use runtimes::{
     NEVER_READY_IMAGE, NEW_TAG, OLD_TAG, REPOSITORY, image, merge, minimal, openai_runtime, sample,

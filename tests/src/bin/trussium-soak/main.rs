@@ -424,6 +424,11 @@ impl Soak {
         }
         self.report.requests = requests;
         self.report.failovers = self.replicas.failovers();
+        let samples = self.replicas.samples_file();
+        match std::fs::write(&samples, self.replicas.samples_csv()) {
+            Ok(()) => println!("soak: memory and tasks, sampled: {}", samples.display()),
+            Err(e) => println!("soak: could not write {}: {e}", samples.display()),
+        }
         self.report.processes = summary::processes(&self.replicas.samples, &self.replicas.names());
         self.report
             .violations

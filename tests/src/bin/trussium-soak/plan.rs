@@ -152,6 +152,8 @@ pub enum Step {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Every {
     failover: u64,
+    /// Steps at the end without a failover.
+    quiet_tail: u64,
     cut: u64,
     namespace_deletion: u64,
     checkpoint: u64,
@@ -160,10 +162,18 @@ struct Every {
 impl Every {
     /// A short soak still sees each of them; a long one sees failovers every
     /// few minutes, a cut every two and a checkpoint every five (a step is
-    /// about a second).
+    /// about a second). A soak of 20 minutes or more has no failover in its
+    /// last third (at most 15 minutes): a replica's memory is judged once it
+    /// has led for five minutes after its warm-up, which a leader killed
+    /// every few minutes never does.
     fn for_steps(steps: u64) -> Every {
         Every {
             failover: (steps / 3).clamp(45, 240),
+            quiet_tail: if steps >= 1200 {
+                (steps / 3).min(900)
+            } else {
+                0
+            },
             cut: (steps / 6).clamp(20, 120),
             namespace_deletion: (steps / 2).clamp(60, 600),
             checkpoint: (steps / 2).clamp(60, 300),
@@ -240,7 +250,7 @@ impl Plan {
             self.next_checkpoint = self.step + self.every.checkpoint;
             return Some(Step::Checkpoint);
         }
-        if self.step >= self.next_failover {
+        if self.step >= self.next_failover && self.step < self.steps - self.every.quiet_tail {
             self.next_failover = self.after(self.every.failover);
             let fault = if self.kill_next {
                 Fault::KillLeader
@@ -523,6 +533,29 @@ mod tests {
             .filter(|s| matches!(s, Step::Operation(_)))
             .count();
         assert_eq!(operations, 180);
+    }
+
+    #[test]
+    fn a_long_soak_fails_over_every_few_minutes_then_lets_a_leader_live() {
+        let steps = all(3, 1800);
+        let mut operations = 0;
+        let mut failovers_at = Vec::new();
+        for step in &steps {
+            match step {
+                Step::Operation(_) => operations += 1,
+                Step::Fault(Fault::KillLeader | Fault::StopLeader) => failovers_at.push(operations),
+                _ => {}
+            }
+        }
+        assert!(failovers_at.len() >= 4, "{failovers_at:?}");
+        assert!(failovers_at.iter().all(|at| *at < 1200), "{failovers_at:?}");
+        assert!(
+            failovers_at.windows(2).all(|w| w[1] - w[0] <= 300),
+            "{failovers_at:?}"
+        );
+        // A short soak keeps failing over to its end.
+        assert_eq!(Every::for_steps(180).quiet_tail, 0);
+        assert_eq!(Every::for_steps(7200).quiet_tail, 900);
     }
 
     #[test]

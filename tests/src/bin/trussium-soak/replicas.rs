@@ -2,8 +2,9 @@
 //! process as the operator's ServiceAccount (as two pods of the operator's
 //! Deployment are), each reaching the API server through a relay the soak
 //! can cut, electing a leader through a Lease of their own. Their memory
-//! (VmRSS from /proc) and their tasks (`trussium_tokio_alive_tasks`) are
-//! sampled; the Lease's holder is followed to count failovers.
+//! (VmRSS and RssAnon from /proc) and their tasks
+//! (`trussium_tokio_alive_tasks`) are sampled, with which of them leads; the
+//! Lease's holder is followed to count failovers.
 
 use std::path::PathBuf;
 use std::process::ExitStatus;
@@ -25,7 +26,7 @@ const SAMPLE_EVERY: Duration = Duration::from_secs(5);
 const TASKS: &str = "trussium_tokio_alive_tasks";
 
 /// One sample of one replica's process.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Sample {
     pub replica: usize,
     /// Which process of that replica (it restarts after each failover).
@@ -33,7 +34,11 @@ pub struct Sample {
     /// Since the soak began.
     pub at: Duration,
     pub rss_kib: u64,
+    /// The anonymous part of `rss_kib` (heap, stacks).
+    pub anon_kib: u64,
     pub tasks: Option<u64>,
+    /// Whether the replica held the Lease when sampled.
+    pub leads: bool,
 }
 
 struct Slot {
@@ -192,7 +197,7 @@ impl Replicas {
         }
         self.last_sample = Some(Instant::now());
         for (index, slot) in self.slots.iter().enumerate() {
-            let (Some(pid), Some(rss_kib)) = (slot.replica.pid(), slot.replica.rss_kib()) else {
+            let (Some(pid), Some(memory)) = (slot.replica.pid(), slot.replica.memory()) else {
                 continue;
             };
             let tasks = match slot.replica.scrape().await {
@@ -203,9 +208,38 @@ impl Replicas {
                 replica: index,
                 pid,
                 at: self.started.elapsed(),
-                rss_kib,
+                rss_kib: memory.rss_kib,
+                anon_kib: memory.anon_kib,
                 tasks,
+                leads: self.holders.last() == Some(&slot.replica.name),
             });
         }
+    }
+
+    /// Where the samples are written at the end.
+    pub fn samples_file(&self) -> PathBuf {
+        repo_root()
+            .join("target")
+            .join("e2e")
+            .join("soak-samples.csv")
+    }
+
+    /// The samples as CSV, one line per sample: how memory and tasks went.
+    pub fn samples_csv(&self) -> String {
+        let names = self.names();
+        let mut csv = String::from("replica,pid,seconds,leads,rss_kib,anon_kib,tasks\n");
+        for s in &self.samples {
+            csv.push_str(&format!(
+                "{},{},{:.1},{},{},{},{}\n",
+                names.get(s.replica).map_or("?", String::as_str),
+                s.pid,
+                s.at.as_secs_f64(),
+                s.leads,
+                s.rss_kib,
+                s.anon_kib,
+                s.tasks.map_or(String::new(), |t| t.to_string())
+            ));
+        }
+        csv
     }
 }
