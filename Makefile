@@ -16,17 +16,28 @@ build: ## Build the operator and the plugin
 	cargo build --workspace --bins
 
 .PHONY: generate
-generate: ## Regenerate crds/ and completions/ from the code
+generate: ## Regenerate crds/, completions/, the chart's copies and values table, deploy/'s alerts and dashboard, the plugin's install manifests, the manual's reference pages and man pages
 	UPDATE_GENERATED=1 cargo test -p trussium-api --test crd
 	UPDATE_GENERATED=1 cargo test -p kubectl-trussium --test completions
+	UPDATE_GENERATED=1 cargo test -p trussium-e2e --test chart -- --include-ignored surfaces:: readme::
+	@# The install manifests are `kubectl kustomize deploy/`: the control plane's kubectl.
+	tests/cluster/build.sh >/dev/null
+	UPDATE_GENERATED=1 cargo test -p trussium-e2e --test cluster the_embedded_install_manifests -- --include-ignored
+	UPDATE_GENERATED=1 cargo test -p trussium-docs --test generated
+
+.PHONY: docs
+docs: ## Build the manual (docs/) into target/docs and check its links and names
+	scripts/docs.sh
 
 .PHONY: crds
 crds: generate ## Alias of generate
 
 .PHONY: lint
-lint: ## cargo fmt --check and clippy -D warnings
+lint: ## cargo fmt --check, clippy -D warnings, helm lint --strict, actionlint over .github/workflows
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	"$$(scripts/tool.sh helm)" lint --strict charts/trussium-operator
+	"$$(scripts/tool.sh actionlint)" .github/workflows/*.yml
 
 .PHONY: control-plane
 control-plane: ## Build (or reuse) the cached control-plane binaries
@@ -57,6 +68,16 @@ demo: ## Local cluster + operator + sample runtime, then `kubectl trussium statu
 test: ## The whole test suite: unit tests and cluster tests on a fresh local cluster
 	tests/run.sh
 
+# What is mutated and which tests run: .cargo/mutants.toml. In place: no copy
+# of the tree and no second target dir, but the sources are mutated while it
+# runs (Ctrl-C puts them back), so edit elsewhere meanwhile.
+MUTANTS_ARGS ?=
+.PHONY: mutants
+mutants: ## Mutation testing of the pure core, niced (for people, not CI: hours; MUTANTS_ARGS=--in-diff=FILE for a change)
+	@mkdir -p target/mutants
+	tool=$$(scripts/tool.sh cargo-mutants) && \
+	  nice -n 19 "$$tool" mutants --in-place --output target/mutants $(MUTANTS_ARGS)
+
 .PHONY: test-repeat
 test-repeat: ## make test N times in a row (N=5) on fresh clusters; stops at the first failure
 	@mkdir -p target; for i in $$(seq $(N)); do \
@@ -79,6 +100,13 @@ bench: ## Both benchmarks, the operator's at 100, 1000 and 3000 runtimes (BENCH_
 bench-plugin: ## kubectl trussium status vs kubectl get, for 1 and 1000 runtimes
 	scripts/bench.sh
 
+DURATION ?= 30m
+.PHONY: soak
+soak: ## Two replicas (release) under a seeded churn with failovers, against the running local cluster (DURATION=30m, SOAK_SEED=)
+	@cargo build --quiet --release --bin trussium-operator --bin trussium-soak
+	@SOAK_DURATION=$(DURATION) TRUSSIUM_OPERATOR_BIN=$(CURDIR)/target/release/trussium-operator \
+		target/release/trussium-soak
+
 .PHONY: bench-operator
 bench-operator: ## Operator against kubectl apply: time to Ready, requests, idle, RSS, latency, concurrency (BENCH_RUNTIMES="100")
 	cargo build --release -p trussium-operator -p kubectl-trussium
@@ -86,13 +114,22 @@ bench-operator: ## Operator against kubectl apply: time to Ready, requests, idle
 		BENCH_RUNTIMES="$(or $(BENCH_RUNTIMES),100)" cargo bench -p trussium-e2e --bench operator
 
 .PHONY: image
-image: ## The operator image (static binary, FROM scratch) into dist/oci with buildah; prints size and digest
+image: ## The operator image for linux/amd64 and linux/arm64 (one index, SBOMs attached) into dist/oci; prints sizes and digest
 	scripts/image.sh
 
+.PHONY: chart
+chart: ## The Helm chart package, dist/trussium-operator-<version>.tgz (same bytes for the same sources)
+	scripts/chart.sh
+
 RELEASE_BASE_URL ?=
+RELEASE_TAG ?=
 .PHONY: release
-release: ## dist/: the plugin for 5 platforms, krew manifest, SHA256SUMS, crds.yaml, install.yaml (RELEASE_BASE_URL=...)
-	RELEASE_BASE_URL=$(RELEASE_BASE_URL) scripts/release.sh
+release: ## dist/: plugin for 5 platforms (with man pages), image index, SBOMs, chart, krew manifest, crds.yaml, install.yaml, SHA256SUMS
+	RELEASE_BASE_URL=$(RELEASE_BASE_URL) RELEASE_TAG=$(RELEASE_TAG) scripts/release.sh
+
+.PHONY: publish
+publish: ## Push make release's image index (with SBOMs) and chart to OCI registries (IMAGE_REPOSITORY=..., CHART_REPOSITORY=...)
+	scripts/publish.sh
 
 .PHONY: krew
 krew: release ## Alias of release (the krew manifest is dist/trussium.yaml)

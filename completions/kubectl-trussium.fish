@@ -26,7 +26,7 @@ end
 
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -35,9 +35,13 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s h -l 
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "status" -d 'Show one runtime in detail, or list the runtimes of a namespace'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "upgrade" -d 'Change the runtime image to a new tag or digest, and optionally wait for the rollout'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "rollback" -d 'Go back to the last image that rolled out successfully, and optionally wait'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "rollback" -d 'Go back to an earlier image (by default the one before the current), and optionally wait'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "history" -d 'List the images a runtime has run, newest first'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "scale" -d 'Set the number of runtime replicas (0 scales the runtime down)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "events" -d 'Show the runtime\'s Events, oldest first'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "check" -d 'Check the cluster, the CRD, the operator, its leader and your access; say what to fix'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "install" -d 'Install (or upgrade) the CRD and the operator of this plugin\'s version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "uninstall" -d 'Remove the operator; the CRD and the runtimes stay'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "version" -d 'Print the plugin\'s version and platform'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -45,7 +49,7 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status
 yaml\t''"
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -58,7 +62,7 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrad
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l timeout -d 'How long --wait waits, e.g. 90s, 5m, 1h30m' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -67,9 +71,11 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrad
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l timeout -d 'How long --wait waits, e.g. 90s, 5m, 1h30m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l to-image -d 'Go back to this image the runtime ran: a full reference, or its tag or digest' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l to-revision -d 'Go back to the image of this revision (see `history`)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -77,10 +83,21 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollba
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s A -l all-namespaces -d 'List runtimes across all namespaces'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s V -l version -d 'Print version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -s o -l output -d 'Print machine-readable output instead of the table' -r -f -a "json\t''
+yaml\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -s h -l help -d 'Print help'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l replicas -d 'The new replica count, 0 or more' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -92,7 +109,7 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events
 yaml\t''"
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -100,9 +117,49 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s A -l all-namespaces -d 'List runtimes across all namespaces'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s V -l version -d 'Print version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l operator-namespace -d 'The namespace the operator is installed in (default: trussium-system)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -s o -l output -d 'Print machine-readable output instead of the checklist' -r -f -a "json\t''
+yaml\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -s h -l help -d 'Print help'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -s V -l version -d 'Print version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l watch-namespace -d 'Watch only this namespace (default: all); the operator\'s permissions become a Role there instead of a ClusterRole' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l replicas -d 'Operator replicas (default: 2, a leader and a standby)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l image -d 'Operator image, e.g. from a private registry: REPOSITORY[:TAG|@sha256:DIGEST]; a repository alone gets this version\'s tag' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l dry-run -d 'Print what would be applied (client), or also have the API server check every object without applying it (server)' -r -f -a "client\t'Print what would be applied; no request to the cluster'
+server\t'Check permissions and have the API server dry-run every object'"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -s o -l output -d 'Print the objects instead of applying them (with --dry-run=server: as the API server would store them)' -r -f -a "json\t''
+yaml\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l timeout -d 'How long --wait waits, e.g. 90s, 5m, 1h30m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l wait -d 'Wait until the operator is available'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -s V -l version -d 'Print version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l force -d 'Remove the operator even though runtimes exist (they keep serving, unmanaged)'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -s h -l help -d 'Print help'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -111,18 +168,22 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand comple
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s A -l all-namespaces -d 'List runtimes across all namespaces'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s V -l version -d 'Print version'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "status" -d 'Show one runtime in detail, or list the runtimes of a namespace'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "upgrade" -d 'Change the runtime image to a new tag or digest, and optionally wait for the rollout'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "rollback" -d 'Go back to the last image that rolled out successfully, and optionally wait'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "scale" -d 'Set the number of runtime replicas (0 scales the runtime down)'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "events" -d 'Show the runtime\'s Events, oldest first'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "completion" -d 'Print a shell completion script'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "version" -d 'Print the plugin\'s version and platform'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback scale events completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback history scale events check install uninstall completion version help" -f -a "status" -d 'Show one runtime in detail, or list the runtimes of a namespace'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback history scale events check install uninstall completion version help" -f -a "upgrade" -d 'Change the runtime image to a new tag or digest, and optionally wait for the rollout'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback history scale events check install uninstall completion version help" -f -a "rollback" -d 'Go back to an earlier image (by default the one before the current), and optionally wait'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback history scale events check install uninstall completion version help" -f -a "history" -d 'List the images a runtime has run, newest first'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback history scale events check install uninstall completion version help" -f -a "scale" -d 'Set the number of runtime replicas (0 scales the runtime down)'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback history scale events check install uninstall completion version help" -f -a "events" -d 'Show the runtime\'s Events, oldest first'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback history scale events check install uninstall completion version help" -f -a "check" -d 'Check the cluster, the CRD, the operator, its leader and your access; say what to fix'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback history scale events check install uninstall completion version help" -f -a "install" -d 'Install (or upgrade) the CRD and the operator of this plugin\'s version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback history scale events check install uninstall completion version help" -f -a "uninstall" -d 'Remove the operator; the CRD and the runtimes stay'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback history scale events check install uninstall completion version help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback history scale events check install uninstall completion version help" -f -a "version" -d 'Print the plugin\'s version and platform'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback history scale events check install uninstall completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

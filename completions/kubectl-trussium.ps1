@@ -23,8 +23,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
         'kubectl-trussium' {
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
@@ -34,9 +34,13 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show one runtime in detail, or list the runtimes of a namespace')
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Change the runtime image to a new tag or digest, and optionally wait for the rollout')
-            [CompletionResult]::new('rollback', 'rollback', [CompletionResultType]::ParameterValue, 'Go back to the last image that rolled out successfully, and optionally wait')
+            [CompletionResult]::new('rollback', 'rollback', [CompletionResultType]::ParameterValue, 'Go back to an earlier image (by default the one before the current), and optionally wait')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List the images a runtime has run, newest first')
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Set the number of runtime replicas (0 scales the runtime down)')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Show the runtime''s Events, oldest first')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check the cluster, the CRD, the operator, its leader and your access; say what to fix')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install (or upgrade) the CRD and the operator of this plugin''s version')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the operator; the CRD and the runtimes stay')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the plugin''s version and platform')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -47,8 +51,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Print machine-readable output instead of the view')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)')
             [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Keep watching and redraw when something changes')
             [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Keep watching and redraw when something changes')
@@ -66,8 +70,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long --wait waits, e.g. 90s, 5m, 1h30m')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Follow the rollout until the operator reports the upgrade complete or failed')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
@@ -80,12 +84,30 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
         }
         'kubectl-trussium;rollback' {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long --wait waits, e.g. 90s, 5m, 1h30m')
+            [CompletionResult]::new('--to-image', '--to-image', [CompletionResultType]::ParameterName, 'Go back to this image the runtime ran: a full reference, or its tag or digest')
+            [CompletionResult]::new('--to-revision', '--to-revision', [CompletionResultType]::ParameterName, 'Go back to the image of this revision (see `history`)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Follow the rollout until the operator reports it complete or failed')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-trussium;history' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Print machine-readable output instead of the table')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Print machine-readable output instead of the table')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -98,8 +120,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             [CompletionResult]::new('--replicas', '--replicas', [CompletionResultType]::ParameterName, 'The new replica count, 0 or more')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Set spec.replicas even while autoscaling owns the replica count')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
@@ -115,8 +137,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Print machine-readable output instead of the table')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)')
             [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Keep watching and print new Events as they happen')
             [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Keep watching and print new Events as they happen')
@@ -128,11 +150,65 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-trussium;check' {
+            [CompletionResult]::new('--operator-namespace', '--operator-namespace', [CompletionResultType]::ParameterName, 'The namespace the operator is installed in (default: trussium-system)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Print machine-readable output instead of the checklist')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Print machine-readable output instead of the checklist')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-trussium;install' {
+            [CompletionResult]::new('--watch-namespace', '--watch-namespace', [CompletionResultType]::ParameterName, 'Watch only this namespace (default: all); the operator''s permissions become a Role there instead of a ClusterRole')
+            [CompletionResult]::new('--replicas', '--replicas', [CompletionResultType]::ParameterName, 'Operator replicas (default: 2, a leader and a standby)')
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'Operator image, e.g. from a private registry: REPOSITORY[:TAG|@sha256:DIGEST]; a repository alone gets this version''s tag')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would be applied (client), or also have the API server check every object without applying it (server)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Print the objects instead of applying them (with --dry-run=server: as the API server would store them)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Print the objects instead of applying them (with --dry-run=server: as the API server would store them)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long --wait waits, e.g. 90s, 5m, 1h30m')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait until the operator is available')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-trussium;uninstall' {
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Remove the operator even though runtimes exist (they keep serving, unmanaged)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-trussium;completion' {
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
@@ -145,8 +221,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
         'kubectl-trussium;version' {
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
@@ -159,9 +235,13 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
         'kubectl-trussium;help' {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show one runtime in detail, or list the runtimes of a namespace')
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Change the runtime image to a new tag or digest, and optionally wait for the rollout')
-            [CompletionResult]::new('rollback', 'rollback', [CompletionResultType]::ParameterValue, 'Go back to the last image that rolled out successfully, and optionally wait')
+            [CompletionResult]::new('rollback', 'rollback', [CompletionResultType]::ParameterValue, 'Go back to an earlier image (by default the one before the current), and optionally wait')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List the images a runtime has run, newest first')
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Set the number of runtime replicas (0 scales the runtime down)')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Show the runtime''s Events, oldest first')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check the cluster, the CRD, the operator, its leader and your access; say what to fix')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install (or upgrade) the CRD and the operator of this plugin''s version')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the operator; the CRD and the runtimes stay')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the plugin''s version and platform')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -176,10 +256,22 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
         'kubectl-trussium;help;rollback' {
             break
         }
+        'kubectl-trussium;help;history' {
+            break
+        }
         'kubectl-trussium;help;scale' {
             break
         }
         'kubectl-trussium;help;events' {
+            break
+        }
+        'kubectl-trussium;help;check' {
+            break
+        }
+        'kubectl-trussium;help;install' {
+            break
+        }
+        'kubectl-trussium;help;uninstall' {
             break
         }
         'kubectl-trussium;help;completion' {

@@ -8,6 +8,8 @@
 # linux/arm64 binary under it).
 set -euo pipefail
 
+# shellcheck source=need.sh
+source "$(dirname "$0")/need.sh"
 cache=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
 zig_version=0.17.1
 zigbuild_version=0.24.0
@@ -27,14 +29,8 @@ flock 8
 tools="$cache/cross-tools-zig$zig_version-zigbuild$zigbuild_version"
 if [ ! -f "$tools/.complete" ]; then
   echo "installing zig $zig_version and cargo-zigbuild $zigbuild_version into $tools" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  if ! python3 -m pip --version >/dev/null 2>&1; then
-    echo "installing python3 and pip (for Zig and cargo-zigbuild from PyPI)" >&2
-    $sudo apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-      python3 python3-pip >&2
-  fi
+  # (Zig and cargo-zigbuild come from PyPI.)
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3 python3-pip
   python=python3
   rm -rf "$tools.tmp" && mkdir -p "$tools.tmp"
   "$python" -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
@@ -49,6 +45,10 @@ if [ ! -f "$tools/.complete" ]; then
   rm -rf "$tools" && mv "$tools.tmp" "$tools"
 fi
 
+command -v rustup >/dev/null || {
+  echo "cross-tools: rustup is missing (it adds the Rust targets of the cross builds)" >&2
+  exit 1
+}
 installed=$(rustup target list --installed)
 missing=()
 for t in "${targets[@]}"; do
@@ -59,13 +59,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
   rustup target add "${missing[@]}" >&2
 fi
 
-if [ "${1:-}" = "--qemu" ] && ! command -v qemu-aarch64-static >/dev/null; then
-  echo "installing qemu-user-static" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-    qemu-user-static >&2
+if [ "${1:-}" = "--qemu" ]; then
+  need qemu-aarch64-static qemu-user-static
 fi
 
 echo "$tools/bin"

@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
 # make release: writes DIST_DIR (default dist/) with everything a release of
 # this version attaches, as it is:
-#   kubectl-trussium_<version>_<os>_<arch>.tar.gz   linux/amd64, linux/arm64,
-#                                                   darwin/amd64, darwin/arm64
-#   kubectl-trussium_<version>_windows_amd64.zip    (kubectl-trussium.exe)
+#   kubectl-trussium_<version>_<os>_<arch>.tar.gz     linux/amd64, linux/arm64,
+#                                                     darwin/amd64, darwin/arm64
+#   kubectl-trussium_<version>_windows_amd64.zip      (kubectl-trussium.exe)
+#     each with the LICENSE and the man pages (man/, from docs/man)
+#   kubectl-trussium_<version>_<os>_<arch>.cdx.json   the SBOM of each archive's binary
+#   trussium-operator_<version>.oci.tar               the operator image: an OCI layout
+#                    (tar) whose index v<version> holds linux/amd64 and linux/arm64,
+#                    each image with its SBOM attached as a referrer
+#   trussium-operator_<version>_linux_<arch>.cdx.json the images' SBOMs
+#   trussium-operator-<version>.tgz   the Helm chart (scripts/chart.sh)
 #   trussium.yaml     the krew manifest, every platform with its sha256
 #   crds.yaml         the CRD bundle
 #   install.yaml      the operator's install manifests (kubectl kustomize deploy/,
 #                     the operator image pinned to this version)
 #   SHA256SUMS        of all of the above
-# The plugin is cross-compiled with cargo-zigbuild (Zig from PyPI; see
-# scripts/cross-tools.sh); the Linux binaries are static (musl), so they run
-# on any distribution.
+# The binaries are cross-compiled with cargo-zigbuild (scripts/cross-build.sh);
+# the Linux ones are static (musl), so they run on any distribution. Every
+# SBOM is checked against Cargo.lock and the build (scripts/sbom-check.sh).
 #
 # Environment:
 #   RELEASE_BASE_URL  where the release's files are downloaded from; it goes
@@ -19,8 +26,9 @@
 #                     installed" hint (default: the GitHub release of this version)
 #   DIST_DIR          output directory (default: dist/)
 #   PROFILE           cargo profile (default: release; make test uses cross-check)
-#   CROSS_TARGET_DIR  cargo target dir of the cross builds, outside the checkout so
-#                     that it outlives fresh clones (default: ~/.cache/trussium/cross-target)
+#   CROSS_TARGET_DIR  cargo target dir of the cross builds (scripts/cross-build.sh)
+#   RELEASE_TAG       the git tag being released (the release workflow's); it
+#                     must be v<version>, or nothing is built
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,10 +36,13 @@ cd "$root"
 cache=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
 dist=${DIST_DIR:-$root/dist}
 profile=${PROFILE:-release}
-target_dir=${CROSS_TARGET_DIR:-$cache/cross-target}
 
 pkgid=$(cargo pkgid -p kubectl-trussium)
 version=${pkgid##*[#@]}
+if [ -n "${RELEASE_TAG:-}" ] && [ "$RELEASE_TAG" != "v$version" ]; then
+  echo "release: the tag $RELEASE_TAG does not match the crate version $version (expected v$version)" >&2
+  exit 1
+fi
 base_url=${RELEASE_BASE_URL:-https://github.com/trussiumhq/trussium-operator/releases/download/v$version}
 base_url=${base_url%/}
 
@@ -44,49 +55,31 @@ platforms=(
   "windows_amd64 x86_64-pc-windows-gnu"
 )
 
-# Run from a test (cargo test), the crate's own CARGO_MANIFEST_DIR etc. are in
-# the environment; some build scripts (ring's) track them, so they would
-# rebuild on every switch between a test and a shell.
-for v in $(compgen -e); do
-  case $v in
-    CARGO_MANIFEST_*|CARGO_PKG_*|CARGO_CRATE_NAME|CARGO_PRIMARY_PACKAGE|CARGO_TARGET_TMPDIR|CARGO_BIN_*) unset "$v" ;;
-  esac
-done
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+# The base URL is compiled into the plugin's "CRD not installed" hint.
+TRUSSIUM_RELEASE_BASE_URL=$base_url PROFILE=$profile \
+  "$root/scripts/cross-build.sh" kubectl-trussium "$stage/bin" "${platforms[@]#* }"
 
-tools=$("$root/scripts/cross-tools.sh")
-export PATH="$tools:$PATH"
-# This Zig, not another one found through Python.
-export CARGO_ZIGBUILD_ZIG_PATH="$tools/zig"
-
-started=$SECONDS
-targets=()
-for p in "${platforms[@]}"; do targets+=(--target "${p#* }"); done
-echo "building kubectl-trussium $version ($profile) for ${#platforms[@]} platforms into $target_dir" >&2
-# Compiled into the plugin's "CRD not installed" hint.
-TRUSSIUM_RELEASE_BASE_URL=$base_url CARGO_TARGET_DIR=$target_dir \
-  cargo zigbuild --locked --profile "$profile" -p kubectl-trussium --bin kubectl-trussium \
-  "${targets[@]}" >&2
-echo "built in $((SECONDS - started))s" >&2
-
-profile_dir=$profile
-[ "$profile" = dev ] && profile_dir=debug
 # Best compression for a release; the test bundles only need to be quick.
 level=9
 [ "$profile" = release ] || level=1
 rm -rf "$dist" && mkdir -p "$dist"
-stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
 for p in "${platforms[@]}"; do
   platform=${p%% *}
   triple=${p#* }
-  exe=kubectl-trussium
-  [ "${platform%_*}" = windows ] && exe=kubectl-trussium.exe
-  rm -rf "${stage:?}"/* && install -m 0755 "$target_dir/$triple/$profile_dir/$exe" "$stage/$exe"
-  install -m 0644 LICENSE "$stage/LICENSE"
+  exe="kubectl-trussium"
+  [ "${platform%_*}" = windows ] && exe="kubectl-trussium.exe"
+  files=$stage/$platform
+  mkdir -p "$files"
+  install -m 0755 "$stage/bin/$triple/$exe" "$files/$exe"
+  install -m 0644 LICENSE "$files/LICENSE"
+  install -d "$files/man" && install -m 0644 docs/man/*.1 "$files/man/"
   name="kubectl-trussium_${version}_${platform}"
   if [ "${platform%_*}" = windows ]; then
     # Reproducible zip: fixed order and times.
-    python3 - "$level" "$stage" "$dist/$name.zip" "$exe" LICENSE <<'PY'
+    mapfile -t man_pages < <(cd "$files" && ls man/*.1)
+    python3 - "$level" "$files" "$dist/$name.zip" "$exe" LICENSE "${man_pages[@]}" <<'PY'
 import sys, zipfile
 level, stage, out, *names = sys.argv[1:]
 with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=int(level)) as z:
@@ -99,10 +92,22 @@ with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=int(level)) a
 PY
   else
     # Reproducible: fixed order, owners and times; gzip without a timestamp.
-    tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
-      -cf - "$exe" LICENSE | gzip -n "-$level" > "$dist/$name.tar.gz"
+    tar -C "$files" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
+      -cf - "$exe" LICENSE man | gzip -n "-$level" > "$dist/$name.tar.gz"
   fi
+  "$root/scripts/sbom.sh" kubectl-trussium "$triple" "$dist/$name.cdx.json"
 done
+
+# The operator image and its SBOMs. The layout ships as one tar, as
+# `oras cp --from-oci-layout` and skopeo's oci-archive: read it; fixed order,
+# owners and times.
+IMAGE_PROFILE=$profile IMAGE_DIR=$dist IMAGE_TAG=v$version "$root/scripts/image.sh" >&2
+tar -C "$dist/oci" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
+  -cf "$dist/trussium-operator_$version.oci.tar" oci-layout index.json blobs
+rm -rf "$dist/oci"
+
+# The Helm chart, the same bytes for the same sources.
+DIST_DIR=$dist "$root/scripts/chart.sh" >&2
 
 # The CRD bundle and the install manifests of this version.
 for crd in crds/*.yaml; do
@@ -126,7 +131,9 @@ YAML
 "$kubectl" kustomize "$overlay" > "$dist/install.yaml"
 
 "$root/scripts/krew-manifest.sh" "$dist" "$base_url" >/dev/null
-(cd "$dist" && sha256sum -- *.tar.gz *.zip trussium.yaml crds.yaml install.yaml > SHA256SUMS)
+# Every file of the release.
+(cd "$dist" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\0' | sort -z |
+  xargs -0 sha256sum -- > SHA256SUMS)
 
 ls -l "$dist" >&2
 echo "$dist"

@@ -5,20 +5,27 @@
 # clones (CI) reuse it:
 #
 #   Go tools   tools/<name>/go.mod (+ go.sum): a module of ours whose `tool`
-#              line names the command's package; optional tools/<name>/ldflags
-#              (stamps the version). Built with the machine's Go toolchain from
-#              the Go module proxy, keyed by go.mod and go.sum.
+#              line names the command's package (or the module's own, when
+#              tools/<name>/*.go wraps a library); optional tools/<name>/ldflags
+#              (stamps the version) and tools/<name>/tags (build tags, e.g. to
+#              leave out what we never run). Built with the machine's Go
+#              toolchain from the Go module proxy, keyed by all of these.
 #   Rust tools tools/<name>.crate: one line "<crate> <version>", installed with
-#              `cargo install --locked`, keyed by that line and rustc's version.
+#              `cargo install --locked`; optional tools/<name>.features (cargo
+#              install's feature flags, to leave out what we never run).
+#              Keyed by these and rustc's version.
 #
 #   scripts/tool.sh helm            -> /root/.cache/trussium/tools/helm-<key>/helm
 #
-# A cold build prints one line saying so (and roughly how long it takes); the
-# compiler's and downloader's chatter goes to a log file that is shown only if
-# the build fails. Concurrent callers wait for one build (a lock per tool).
+# A cold build prints one line saying so, and a line a minute while it runs;
+# the compiler's and downloader's chatter goes to a log file that is shown
+# only if the build fails (scripts/progress.sh). Concurrent callers wait for
+# one build (a lock per tool).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=progress.sh
+source "$root/scripts/progress.sh"
 cache=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
 name=${1:?usage: scripts/tool.sh <name> (a directory tools/<name>/ or a file tools/<name>.crate)}
 dir=$root/tools/$name
@@ -26,7 +33,10 @@ crate_file=$root/tools/$name.crate
 
 mkdir -p "$cache/tools" "$cache/logs"
 exec 9>"$cache/tools/$name.lock"
-flock 9
+if ! flock -n 9; then
+  echo "waiting for another build of $name on this machine to finish" >&2
+  flock 9
+fi
 
 log=$cache/logs/tool-$name.log
 # build <out dir> <binary> <what> <command...>: runs the build into a fresh
@@ -40,9 +50,8 @@ build() {
   local started=$SECONDS tmp
   echo "building $what (once per machine; log: $log)" >&2
   tmp=$(mktemp -d "$out.tmp.XXXXXX")
-  if ! "$@" "$tmp" >"$log" 2>&1; then
-    echo "building $what failed; the last lines of $log:" >&2
-    tail -n 30 "$log" >&2
+  if ! logged "$log" "$@" "$tmp"; then
+    echo "building $what failed" >&2
     rm -rf "$tmp"
     exit 1
   fi
@@ -58,21 +67,32 @@ if [ -f "$dir/go.mod" ]; then
   binary=${package##*/}
   ldflags=""
   [ -f "$dir/ldflags" ] && ldflags=$(tr '\n' ' ' <"$dir/ldflags")
-  key=$(cat "$dir/go.mod" "$dir/go.sum" "$dir/ldflags" 2>/dev/null | sha256sum | cut -c1-12)
+  tags=""
+  [ -f "$dir/tags" ] && tags=$(tr '\n' ',' <"$dir/tags" | sed 's/,$//')
+  # (The pins that exist, then any *.go in name order.)
+  key=$( (for pin in go.mod go.sum ldflags tags; do
+      if [ -f "$dir/$pin" ]; then cat "$dir/$pin"; fi
+    done
+    find "$dir" -maxdepth 1 -type f -name '*.go' | sort | xargs -r cat) |
+    sha256sum | cut -c1-12)
   out=$cache/tools/$name-$key
   go_build() {
     (cd "$dir" && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod \
-      go build -trimpath -ldflags "-s -w $ldflags" -o "$1/$binary" "$package")
+      go build -trimpath -tags "$tags" -ldflags "-s -w $ldflags" -o "$1/$binary" "$package")
   }
   build "$out" "$binary" "$name ($package)" go_build
 elif [ -f "$crate_file" ]; then
   read -r crate version <"$crate_file"
   binary=$crate
   [ -f "$root/tools/$name.bin" ] && binary=$(cat "$root/tools/$name.bin")
-  key=$( (cat "$crate_file"; rustc -V) | sha256sum | cut -c1-12)
+  features_file=$root/tools/$name.features
+  features=()
+  if [ -f "$features_file" ]; then read -r -a features <"$features_file"; fi
+  key=$( (cat "$crate_file"; if [ -f "$features_file" ]; then cat "$features_file"; fi; rustc -V) |
+    sha256sum | cut -c1-12)
   out=$cache/tools/$name-$version-$key
   cargo_install() {
-    cargo install --locked --quiet --root "$1/root" "$crate" --version "$version" &&
+    cargo install --locked --quiet --root "$1/root" "${features[@]}" "$crate" --version "$version" &&
       ln -s "root/bin/$binary" "$1/$binary"
   }
   build "$out" "$binary" "$crate $version (cargo install)" cargo_install

@@ -33,12 +33,19 @@ suite_started=$EPOCHREALTIME
 
 since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
 
-# phase <name> <command...>: runs a step and records its duration.
+# phase <name> [--cold <cost>] <command...>: runs a step and records its
+# duration. --cold says roughly what the step costs on a fresh machine (a
+# cold cache), so that a long first run says what it is waiting for.
 phase() {
   current=$1
   current_started=$EPOCHREALTIME
   shift
-  echo "==> $current"
+  if [ "${1:-}" = --cold ]; then
+    echo "==> $current (on a fresh machine: $2)"
+    shift 2
+  else
+    echo "==> $current"
+  fi
   "$@"
   phase_names+=("$current")
   phase_times+=("$(since "$current_started")")
@@ -89,22 +96,32 @@ finish() {
 trap finish EXIT
 trap 'exit 130' INT TERM
 
-phase "control-plane binaries" "$here/cluster/build.sh"
+phase "control-plane binaries" --cold "about 7 to 12 minutes, once per machine" "$here/cluster/build.sh"
 # krew and its manifest checker, for the krew tests (they call it too; built
 # here first so that a cold build is a phase of its own).
-phase "krew" "$here/krew/build.sh"
-phase "workspace build" cargo test --workspace --no-run
+phase "krew" --cold "about 2 minutes, once per machine" "$here/krew/build.sh"
+# Helm and promtool for the chart and alert tests (built once per machine;
+# the tests find them in TRUSSIUM_TOOL_<NAME>).
+use_tool() { local path; path=$("$TRUSSIUM_ROOT/scripts/tool.sh" "$2"); export "$1=$path"; }
+phase "helm" --cold "about 2 minutes, once per machine" use_tool TRUSSIUM_TOOL_HELM helm
+phase "promtool" --cold "about 2 minutes, once per machine" use_tool TRUSSIUM_TOOL_PROMTOOL promtool
+phase "workspace build" --cold "about 4 minutes" cargo test --workspace --no-run
 # Cluster tests may run the binaries (operator, plugin).
 phase "binaries build" cargo build --workspace --bins
-# The container test's image: a dev build of the static binary (cheaper than
-# make image's release build; the musl target dir is cached in ~/.cache).
-export TRUSSIUM_TEST_IMAGE=$TRUSSIUM_ROOT/target/image/oci:test
-phase "test image" env IMAGE_PROFILE=dev IMAGE_DIR="$TRUSSIUM_ROOT/target/image" IMAGE_TAG=test \
-  "$TRUSSIUM_ROOT/scripts/image.sh"
-# The plugin for all five release platforms, cheaply (dev without debuginfo),
-# into a target dir cached outside the checkout; the release tests read it.
-phase "cross tools" scripts/cross-tools.sh --qemu
-phase "release bundle" env PROFILE=cross-check DIST_DIR="$TRUSSIUM_ROOT/target/e2e/release-dist" \
+# The manual: built with mdBook and checked (links, anchors, names).
+phase "docs" --cold "mdBook is built once per machine, about 2 minutes" "$TRUSSIUM_ROOT/scripts/docs.sh"
+# The release's tools: the SBOM generator, oras (make publish) and a local
+# registry to publish to (cached per machine by version; a phase of their own
+# so that a cold build shows its cost).
+release_tools() { local t; for t in cargo-cyclonedx oras registry; do scripts/tool.sh "$t" >/dev/null; done; }
+phase "release tools" --cold "about 2 minutes, once per machine" release_tools
+# The release bundle as make release writes it (the plugin for five
+# platforms, the operator image index for two, SBOMs, the chart), cheaply
+# (dev without debuginfo), into a target dir cached outside the checkout. The
+# release, image and container tests read this one bundle.
+phase "cross tools" --cold "about a minute, once per machine" scripts/cross-tools.sh --qemu
+export TRUSSIUM_RELEASE_DIST=$TRUSSIUM_ROOT/target/e2e/release-dist
+phase "release bundle" --cold "about 8 minutes, cached per machine" env PROFILE=cross-check DIST_DIR="$TRUSSIUM_RELEASE_DIST" \
   scripts/release.sh
 # A fresh cluster: stop one left running (make cluster-up) first.
 phase "cluster down (stale)" "$here/cluster/down.sh"
@@ -115,10 +132,28 @@ phase "cluster up" "$here/cluster/up.sh" 9>&-
 # GitOps checks; stale dumps from an earlier run must not count.
 export TRUSSIUM_GITOPS_SNAPSHOTS=$TRUSSIUM_ROOT/target/gitops-scenarios
 rm -rf "$TRUSSIUM_GITOPS_SNAPSHOTS"
+# The chart's install test writes a scrape of the operator here for the
+# PromQL check of the alerts and the dashboard; a stale one must not count.
+export TRUSSIUM_METRICS_SNAPSHOT=$TRUSSIUM_ROOT/target/e2e/metrics/operator.prom
+rm -f "$TRUSSIUM_METRICS_SNAPSHOT"
 # Every test binary runs even after a failure, for the full picture.
-phase "tests" cargo test --workspace --no-fail-fast -- --include-ignored
+phase "tests" --cold "about 5 minutes" cargo test --workspace --no-fail-fast -- --include-ignored
 # kstatus (cli-utils) and the Argo CD health check (gopher-lua) on those dumps
-# and on deploy/argocd's testdata; checks README's GitOps table.
+# and on deploy/argocd's testdata; checks the manual's GitOps table.
 gitops_tests() { (cd "$here/gitops" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go test -count=1 ./...); }
 phase "gitops tests" gitops_tests
+# Every query of the alerts and the dashboard parsed by Prometheus's parser,
+# each metric it names checked against that scrape. Built with promtool's
+# flags (scripts/tool.sh), so that the packages both use are compiled once.
+promql_tests() {
+  (cd "$here/promql" && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-mod=mod -trimpath" go test -count=1 ./...)
+}
+phase "promql tests" promql_tests
+# The soak, alone on the cluster: two replicas under three minutes of churn
+# with a fixed seed (SOAK_SEED= replays another). The dev build: three
+# minutes prove the invariants as well, and a release build would add
+# minutes to every cold run; make soak runs the release build, longer.
+phase "soak (3 min)" env SOAK_DURATION=3m SOAK_SEED=${SOAK_SEED:-23} \
+  TRUSSIUM_OPERATOR_BIN="$TRUSSIUM_ROOT/target/debug/trussium-operator" \
+  "$TRUSSIUM_ROOT/target/debug/trussium-soak"
 current=""

@@ -6,9 +6,17 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use kube::CustomResourceExt;
 
 use crate::TrussiumRuntime;
+use crate::status::ConditionStatus;
 
 /// Path of the generated CRD, relative to the repository root.
 pub const CRD_PATH: &str = "crds/runtime.trussium.io_trussiumruntimes.yaml";
+
+/// The label that carries the release the CRD belongs to, so that an
+/// installer can tell an older CRD (upgrade it) from a newer one (refuse).
+pub const VERSION_LABEL: &str = "app.kubernetes.io/version";
+
+/// This release's version, as the CRD's [`VERSION_LABEL`] says it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The CRD as the API server should have it.
 ///
@@ -24,8 +32,14 @@ pub const CRD_PATH: &str = "crds/runtime.trussium.io_trussiumruntimes.yaml";
 /// no operator running), so kstatus (Flux, kpt) reads it as InProgress
 /// instead of Current, and `observedGeneration < generation` tells every
 /// client that the operator has not processed it.
+///
+/// And it is labelled with the release it belongs to ([`VERSION_LABEL`]).
 pub fn crd() -> CustomResourceDefinition {
     let mut crd = TrussiumRuntime::crd();
+    crd.metadata
+        .labels
+        .get_or_insert_default()
+        .insert(VERSION_LABEL.to_string(), VERSION.to_string());
     for version in &mut crd.spec.versions {
         let properties = version
             .schema
@@ -43,6 +57,28 @@ pub fn crd() -> CustomResourceDefinition {
         }
     }
     crd
+}
+
+/// The release a stored CRD belongs to, from its [`VERSION_LABEL`].
+pub fn version_of(crd: &CustomResourceDefinition) -> Option<&str> {
+    crd.metadata
+        .labels
+        .as_ref()?
+        .get(VERSION_LABEL)
+        .map(String::as_str)
+}
+
+/// Whether the API server serves a stored CRD (its `Established` condition).
+pub fn is_established(crd: &CustomResourceDefinition) -> bool {
+    crd.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|conditions| {
+            conditions.iter().any(|c| {
+                c.type_ == "Established"
+                    && ConditionStatus::parse(&c.status) == ConditionStatus::True
+            })
+        })
 }
 
 fn strip_nullable(schema: &mut JSONSchemaProps) {
@@ -66,4 +102,30 @@ pub fn crd_yaml() -> Result<String, serde_yaml::Error> {
     Ok(format!(
         "# Generated from the Rust types in api/ by `make crds`; do not edit.\n{body}"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_crd_carries_this_release() {
+        assert_eq!(version_of(&crd()), Some(VERSION));
+        assert_eq!(version_of(&CustomResourceDefinition::default()), None);
+    }
+
+    #[test]
+    fn established_is_the_condition() {
+        let with = |status: &str| -> CustomResourceDefinition {
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "x"},
+                "spec": {"group": "g", "scope": "Namespaced", "names": {"plural": "xs", "kind": "X"}, "versions": []},
+                "status": {"conditions": [{"type": "Established", "status": status}]}
+            }))
+            .unwrap_or_else(|e| panic!("{e}"))
+        };
+        assert!(is_established(&with("True")));
+        assert!(!is_established(&with("False")));
+        assert!(!is_established(&CustomResourceDefinition::default()));
+    }
 }

@@ -52,6 +52,23 @@ pub fn version_of(reference: &str) -> String {
         .unwrap_or_default()
 }
 
+/// `repo:tag` → (repo, tag, -); `repo@sha256:…` → (repo, -, digest); a
+/// registry port (`host:5000/repo`) is not a tag.
+pub fn split_reference(reference: &str) -> (&str, Option<&str>, Option<&str>) {
+    if let Some((repository, digest)) = reference.split_once('@') {
+        return (repository, None, Some(digest));
+    }
+    let name_start = reference.rfind('/').map_or(0, |i| i + 1);
+    match reference[name_start..].rfind(':') {
+        Some(i) => (
+            &reference[..name_start + i],
+            Some(&reference[name_start + i + 1..]),
+            None,
+        ),
+        None => (reference, None, None),
+    }
+}
+
 /// Why a tag or digest was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InvalidImage(String);
@@ -101,6 +118,26 @@ mod tests {
     use crate::runtime::PullPolicy;
 
     const DIGEST: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn splits_tags_digests_and_registry_ports() {
+        assert_eq!(
+            split_reference("ghcr.io/trussiumhq/trussium:v1.22.0"),
+            ("ghcr.io/trussiumhq/trussium", Some("v1.22.0"), None)
+        );
+        assert_eq!(
+            split_reference(&format!("localhost:5000/t@{DIGEST}")),
+            ("localhost:5000/t", None, Some(DIGEST))
+        );
+        assert_eq!(
+            split_reference("localhost:5000/t:v1"),
+            ("localhost:5000/t", Some("v1"), None)
+        );
+        assert_eq!(
+            split_reference("localhost:5000/t"),
+            ("localhost:5000/t", None, None)
+        );
+    }
 
     fn image(tag: Option<&str>, digest: Option<&str>) -> ImageSpec {
         ImageSpec {

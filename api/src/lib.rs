@@ -2,8 +2,11 @@
 //! the operator and the `kubectl trussium` plugin.
 
 pub mod crd;
+pub mod duration;
 pub mod image;
 pub mod labels;
+pub mod operator;
+pub mod pod_security;
 pub mod runtime;
 pub mod status;
 

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::labels::{
     ANNOTATION_KEYS_CEL, LABELS_SYNTAX_CEL, RESERVED_ANNOTATIONS_CEL, RESERVED_LABELS_CEL,
 };
+use crate::pod_security::{APPARMOR_CONTAINER_CEL, APPARMOR_PROFILE_CEL, SECCOMP_CEL};
 use crate::status::TrussiumRuntimeStatus;
 
 /// Desired state of a TrussiumRuntime: the runtime image, the provider and
@@ -73,7 +74,8 @@ use crate::status::TrussiumRuntimeStatus;
         type_ = "date",
         json_path = ".metadata.creationTimestamp"
     ),
-    // `-o wide` only: the default columns are settled (DESIGN.md).
+    // `-o wide` only: the default columns are settled ("Printer columns" in
+    // docs/src/development/design.md).
     printcolumn(
         name = "Status",
         type_ = "string",
@@ -439,13 +441,26 @@ pub struct PodMetadata {
     ))]
     pub labels: Option<BTreeMap<String, String>>,
     /// Additional pod annotations. Keys under runtime.trussium.io/ belong to
-    /// the operator and are refused.
+    /// the operator and are refused, and so is what would keep the pods out
+    /// of a namespace that enforces Pod Security restricted: an AppArmor
+    /// profile other than runtime/default or localhost/<profile> (for the
+    /// container runtime only), and the seccomp annotations (the operator
+    /// sets seccomp RuntimeDefault).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[x_kube(validation = Rule::new(RESERVED_ANNOTATIONS_CEL).message(
         "podMetadata.annotations must not set operator-owned annotations: runtime.trussium.io/ keys"
     ))]
     #[x_kube(validation = Rule::new(ANNOTATION_KEYS_CEL).message(
         "podMetadata.annotations keys must be valid: an optional DNS subdomain prefix and '/' followed by a name of at most 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit"
+    ))]
+    #[x_kube(validation = Rule::new(APPARMOR_CONTAINER_CEL).message(
+        "podMetadata.annotations: the runtime pod has one container, runtime: an AppArmor annotation must be container.apparmor.security.beta.kubernetes.io/runtime"
+    ))]
+    #[x_kube(validation = Rule::new(APPARMOR_PROFILE_CEL).message(
+        "podMetadata.annotations: the AppArmor profile must be runtime/default or localhost/<profile>; unconfined is refused by Pod Security baseline and restricted"
+    ))]
+    #[x_kube(validation = Rule::new(SECCOMP_CEL).message(
+        "podMetadata.annotations must not set seccomp annotations: the operator sets the pods' seccomp profile (RuntimeDefault), and Kubernetes ignores these annotations since 1.27"
     ))]
     #[schemars(extend("maxProperties" = 64))]
     pub annotations: Option<BTreeMap<String, String>>,

@@ -140,39 +140,52 @@ pub mod condition_type {
     ];
 }
 
+/// Declares string constants once, and `ALL`, the list of them in that order:
+/// code that must know every one (the manual's checks) reads `ALL` instead of
+/// keeping a copy.
+macro_rules! constants_with_all {
+    ($($(#[$attr:meta])* $name:ident = $value:literal;)*) => {
+        $($(#[$attr])* pub const $name: &str = $value;)*
+        /// Every constant of this module, in declaration order.
+        pub const ALL: &[&str] = &[$($name),*];
+    };
+}
+
 /// Stable condition reasons of the v1alpha1 contract.
 pub mod reason {
-    // ConfigurationValid
-    pub const REFERENCES_RESOLVED: &str = "ReferencesResolved";
-    pub const SECRET_NOT_FOUND: &str = "SecretNotFound";
-    pub const REFERENCE_CHECK_FAILED: &str = "ReferenceCheckFailed";
-    // Progressing
-    pub const DEPLOYMENT_PROGRESSING: &str = "DeploymentProgressing";
-    pub const DEPLOYMENT_GENERATION_PENDING: &str = "DeploymentGenerationPending";
-    pub const RECONCILIATION_COMPLETE: &str = "ReconciliationComplete";
-    pub const CONFIGURATION_INVALID: &str = "ConfigurationInvalid";
-    pub const DEPLOYMENT_FAILED: &str = "DeploymentFailed";
-    pub const SCALED_TO_ZERO: &str = "ScaledToZero";
-    pub const RECONCILIATION_FAILED: &str = "ReconciliationFailed";
-    // Available
-    pub const RUNTIME_AVAILABLE: &str = "RuntimeAvailable";
-    pub const RUNTIME_UNAVAILABLE: &str = "RuntimeUnavailable";
-    // Ready
-    pub const RUNTIME_READY: &str = "RuntimeReady";
-    pub const RUNTIME_NOT_READY: &str = "RuntimeNotReady";
-    // Degraded
-    pub const PROGRESS_DEADLINE_EXCEEDED: &str = "ProgressDeadlineExceeded";
-    pub const REPLICA_FAILURE: &str = "ReplicaFailure";
-    pub const AS_EXPECTED: &str = "AsExpected";
-    // Upgrading
-    pub const NO_UPGRADE: &str = "NoUpgrade";
-    pub const UPGRADE_IN_PROGRESS: &str = "UpgradeInProgress";
-    pub const UPGRADE_COMPLETE: &str = "UpgradeComplete";
-    pub const UPGRADE_FAILED: &str = "UpgradeFailed";
-    // Stalled: True with the cause's reason (ProgressDeadlineExceeded,
-    // SecretNotFound); False with AsExpected, or Retrying while the operator
-    // retries a failure that may pass on its own.
-    pub const RETRYING: &str = "Retrying";
+    constants_with_all! {
+        // ConfigurationValid
+        REFERENCES_RESOLVED = "ReferencesResolved";
+        SECRET_NOT_FOUND = "SecretNotFound";
+        REFERENCE_CHECK_FAILED = "ReferenceCheckFailed";
+        // Progressing
+        DEPLOYMENT_PROGRESSING = "DeploymentProgressing";
+        DEPLOYMENT_GENERATION_PENDING = "DeploymentGenerationPending";
+        RECONCILIATION_COMPLETE = "ReconciliationComplete";
+        CONFIGURATION_INVALID = "ConfigurationInvalid";
+        DEPLOYMENT_FAILED = "DeploymentFailed";
+        SCALED_TO_ZERO = "ScaledToZero";
+        RECONCILIATION_FAILED = "ReconciliationFailed";
+        // Available
+        RUNTIME_AVAILABLE = "RuntimeAvailable";
+        RUNTIME_UNAVAILABLE = "RuntimeUnavailable";
+        // Ready
+        RUNTIME_READY = "RuntimeReady";
+        RUNTIME_NOT_READY = "RuntimeNotReady";
+        // Degraded
+        PROGRESS_DEADLINE_EXCEEDED = "ProgressDeadlineExceeded";
+        REPLICA_FAILURE = "ReplicaFailure";
+        AS_EXPECTED = "AsExpected";
+        // Upgrading
+        NO_UPGRADE = "NoUpgrade";
+        UPGRADE_IN_PROGRESS = "UpgradeInProgress";
+        UPGRADE_COMPLETE = "UpgradeComplete";
+        UPGRADE_FAILED = "UpgradeFailed";
+        // Stalled: True with the cause's reason (ProgressDeadlineExceeded,
+        // SecretNotFound); False with AsExpected, or Retrying while the operator
+        // retries a failure that may pass on its own.
+        RETRYING = "Retrying";
+    }
 }
 
 #[cfg(test)]

@@ -1,28 +1,21 @@
 //! The command line: standard kubectl flags after the plugin name, one
 //! subcommand per command file, and flag values checked before any request.
+//! Help texts end with the exit codes of [`crate::exit`].
 
 use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{
+    ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum, ValueHint,
+};
+use trussium_api::duration;
 use trussium_api::image::{check_digest, check_tag};
 
-use crate::output::ColorChoice;
-
-/// Exit codes, as printed at the end of `--help`.
-pub const EXIT_CODES_HELP: &str = "\
-Exit codes:
-  0  success
-  1  error: the cluster could not be reached, the CRD is not installed, the
-     runtime was not found, the request was forbidden, …
-  2  invalid command line (bad flag value, invalid tag or digest, …)
-  3  upgrade/rollback --wait: the operator reported UpgradeFailed
-  4  upgrade/rollback --wait: timed out before the rollout completed
-  5  scale: refused because autoscaling owns the replica count (see --force)
-  6  rollback: refused, no rollout has completed yet (no last successful image)
-  7  rollback: refused, the last successful image is already the desired one
-  8  rollback: refused, the runtime is being deleted";
+use crate::exit;
+use crate::output::{ColorChoice, OutputFormat};
 
 /// Look at and steer Trussium runtimes.
 #[derive(Parser, Debug)]
@@ -30,7 +23,6 @@ Exit codes:
     name = "kubectl-trussium",
     version,
     about = "Look at and steer Trussium runtimes (TrussiumRuntime objects)",
-    after_help = EXIT_CODES_HELP,
     propagate_version = true,
     subcommand_required = true,
     arg_required_else_help = true
@@ -47,16 +39,17 @@ pub struct Cli {
 #[derive(Args, Debug, Clone, Default, PartialEq, Eq)]
 pub struct GlobalFlags {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", value_hint = ValueHint::FilePath)]
     pub kubeconfig: Option<PathBuf>,
 
     /// The kubeconfig context to use
     #[arg(long, global = true, value_name = "NAME")]
-    pub context: Option<String>,
+    pub context: Option<ContextName>,
 
-    /// Namespace of the runtime (default: the context's namespace)
+    /// Namespace of the runtime (default: the context's namespace); for install and
+    /// uninstall, the operator's own (default: trussium-system)
     #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
-    pub namespace: Option<String>,
+    pub namespace: Option<NamespaceName>,
 
     /// List runtimes across all namespaces
     #[arg(short = 'A', long, global = true)]
@@ -77,19 +70,21 @@ pub enum Command {
 
     /// Change the runtime image to a new tag or digest, and optionally wait for the rollout
     #[command(
-        after_help = "Only spec.image changes: --digest removes the tag and --tag removes the digest.\n\nExamples:\n  kubectl trussium upgrade private-ai --tag v1.23.0\n  kubectl trussium upgrade private-ai --digest sha256:<64 hex> --wait --timeout 10m\n\nExit codes with --wait:\n  0  the operator reported Upgrading=UpgradeComplete for the new image\n  3  the operator reported Upgrading=UpgradeFailed\n  4  --timeout elapsed before either"
+        after_help = "Only spec.image changes: --digest removes the tag and --tag removes the digest.\n\nExamples:\n  kubectl trussium upgrade private-ai --tag v1.23.0\n  kubectl trussium upgrade private-ai --digest sha256:<64 hex> --wait --timeout 10m"
     )]
     Upgrade(UpgradeArgs),
 
-    /// Go back to the last image that rolled out successfully, and optionally wait
-    #[command(
-        after_help = "Sets spec.image back to status.lastSuccessfulImage, e.g. after a failed upgrade.\nNothing changes (and the exit code says why) when no rollout has completed\nyet (6), when that image is already the desired one (7), or when the runtime\nis being deleted (8).\n\nExamples:\n  kubectl trussium rollback private-ai\n  kubectl trussium rollback private-ai --wait --timeout 10m\n\nExit codes with --wait:\n  0  the operator reported the rollout complete\n  3  the operator reported Upgrading=UpgradeFailed\n  4  --timeout elapsed before either"
-    )]
+    /// Go back to an earlier image (by default the one before the current), and optionally wait
+    #[command(after_help = ROLLBACK_HELP)]
     Rollback(RollbackArgs),
+
+    /// List the images a runtime has run, newest first
+    #[command(after_help = HISTORY_HELP)]
+    History(HistoryArgs),
 
     /// Set the number of runtime replicas (0 scales the runtime down)
     #[command(
-        after_help = "While spec.autoscaling.enabled is true the HorizontalPodAutoscaler owns the\nreplica count: scale refuses (exit code 5) and says what to do instead;\n--force sets spec.replicas anyway, to take effect once autoscaling is disabled.\n\nExamples:\n  kubectl trussium scale private-ai --replicas 3\n  kubectl trussium scale private-ai --replicas 0"
+        after_help = "While spec.autoscaling.enabled is true the HorizontalPodAutoscaler owns the\nreplica count: scale refuses and says what to do instead;\n--force sets spec.replicas anyway, to take effect once autoscaling is disabled.\n\nExamples:\n  kubectl trussium scale private-ai --replicas 3\n  kubectl trussium scale private-ai --replicas 0"
     )]
     Scale(ScaleArgs),
 
@@ -99,6 +94,18 @@ pub enum Command {
     )]
     Events(EventsArgs),
 
+    /// Check the cluster, the CRD, the operator, its leader and your access; say what to fix
+    #[command(after_help = CHECK_HELP)]
+    Check(CheckArgs),
+
+    /// Install (or upgrade) the CRD and the operator of this plugin's version
+    #[command(after_help = INSTALL_HELP)]
+    Install(InstallArgs),
+
+    /// Remove the operator; the CRD and the runtimes stay
+    #[command(after_help = UNINSTALL_HELP)]
+    Uninstall(UninstallArgs),
+
     /// Print a shell completion script
     #[command(after_help = COMPLETION_HELP)]
     Completion(CompletionArgs),
@@ -106,6 +113,72 @@ pub enum Command {
     /// Print the plugin's version and platform
     Version,
 }
+
+const ROLLBACK_HELP: &str = "\
+Sets spec.image to an earlier image; the operator rolls it out. By default:
+after a failed (or unfinished) upgrade, status.lastSuccessfulImage; after a
+completed one, the image before it (as `kubectl rollout undo`). --to-image
+and --to-revision pick any image the runtime ran (see `history`). Nothing
+changes, and the exit code says why, when there is no earlier image, when
+the image is already the desired one, when the runtime never ran it, or
+when the runtime is being deleted.
+
+Examples:
+  kubectl trussium rollback private-ai
+  kubectl trussium rollback private-ai --wait --timeout 10m
+  kubectl trussium rollback private-ai --to-revision 3
+  kubectl trussium rollback private-ai --to-image v1.22.0";
+
+const HISTORY_HELP: &str = "\
+One line per revision of the runtime's Deployment (its ReplicaSets, as
+`kubectl rollout history` reads them): the image, when that ReplicaSet was
+created, and where its rollout stands. Kubernetes keeps no completion time
+for earlier rollouts; the current one's is the Deployment's.
+
+Examples:
+  kubectl trussium history private-ai
+  kubectl trussium history private-ai -o json";
+
+const CHECK_HELP: &str = "\
+One line per check, ✓ or ✗, and for each ✗ the next step: the cluster
+answers; the CRD is installed at the plugin's version; the operator
+Deployment is available and of the plugin's version; a leader holds a fresh
+Lease; the operator watches the namespace (-n, default: the context's);
+you may read and patch runtimes there. The operator is looked for in
+--operator-namespace (default: trussium-system).
+
+Examples:
+  kubectl trussium check
+  kubectl trussium check -n team-a
+  kubectl trussium check -o json";
+
+const INSTALL_HELP: &str = "\
+Applies, with server-side apply (field manager kubectl-trussium), the
+TrussiumRuntime CRD and the operator's manifests of this plugin's version:
+the files its release ships (crds.yaml, install.yaml). -n/--namespace is the
+operator's namespace (default: trussium-system), not the context's. Before
+writing anything it checks your permissions and has the API server try every
+object (a server-side dry run), so a refusal leaves nothing half applied. A
+CRD of an older version is upgraded in place (runtimes keep running); a
+newer one is refused.
+
+Examples:
+  kubectl trussium install --wait
+  kubectl trussium install --watch-namespace team-a
+  kubectl trussium install --image registry.example.com/mirror/trussium-operator
+  kubectl trussium install -o yaml > trussium.yaml
+  kubectl trussium install --dry-run=server";
+
+const UNINSTALL_HELP: &str = "\
+Deletes what install applied (the Deployment, its Service and
+PodDisruptionBudget, the RBAC, the ServiceAccount) and the leader-election
+Lease. The CRD, the runtimes and the namespace stay. -n/--namespace is the
+operator's namespace (default: trussium-system). Refuses while runtimes exist
+unless --force: they would keep serving, but nothing would manage them.
+
+Examples:
+  kubectl trussium uninstall
+  kubectl trussium uninstall --force";
 
 const COMPLETION_HELP: &str = "\
 `kubectl trussium <TAB>` (kubectl 1.26 or later) needs an executable named
@@ -124,7 +197,7 @@ binary itself:
 pub struct StatusArgs {
     /// The runtime to show; without it, list the runtimes
     #[arg(value_name = "NAME")]
-    pub name: Option<String>,
+    pub name: Option<RuntimeName>,
 
     /// Keep watching and redraw when something changes
     #[arg(short = 'w', long)]
@@ -140,7 +213,7 @@ pub struct StatusArgs {
 pub struct UpgradeArgs {
     /// The runtime to upgrade
     #[arg(value_name = "NAME")]
-    pub name: String,
+    pub name: RuntimeName,
 
     /// New image tag (replaces a digest)
     #[arg(long, value_name = "TAG", value_parser = parse_tag)]
@@ -155,7 +228,7 @@ pub struct UpgradeArgs {
     pub wait: bool,
 
     /// How long --wait waits, e.g. 90s, 5m, 1h30m
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration, requires = "wait")]
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = duration::parse, requires = "wait")]
     pub timeout: Duration,
 }
 
@@ -175,15 +248,96 @@ impl UpgradeArgs {
 pub struct RollbackArgs {
     /// The runtime to roll back
     #[arg(value_name = "NAME")]
-    pub name: String,
+    pub name: RuntimeName,
 
     /// Follow the rollout until the operator reports it complete or failed
     #[arg(long)]
     pub wait: bool,
 
     /// How long --wait waits, e.g. 90s, 5m, 1h30m
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration, requires = "wait")]
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = duration::parse, requires = "wait")]
     pub timeout: Duration,
+
+    /// Go back to this image the runtime ran: a full reference, or its tag or digest
+    #[arg(long, value_name = "IMAGE", conflicts_with = "to_revision")]
+    pub to_image: Option<String>,
+
+    /// Go back to the image of this revision (see `history`)
+    #[arg(long, value_name = "REVISION", value_parser = clap::value_parser!(i64).range(1..))]
+    pub to_revision: Option<i64>,
+}
+
+#[derive(Args, Debug)]
+pub struct HistoryArgs {
+    /// The runtime whose history to show
+    #[arg(value_name = "NAME")]
+    pub name: RuntimeName,
+
+    /// Print machine-readable output instead of the table
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The namespace the operator is installed in (default: trussium-system)
+    #[arg(long, value_name = "NAMESPACE")]
+    pub operator_namespace: Option<NamespaceName>,
+
+    /// Print machine-readable output instead of the checklist
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+}
+
+#[derive(Args, Debug)]
+pub struct InstallArgs {
+    /// Watch only this namespace (default: all); the operator's permissions become a
+    /// Role there instead of a ClusterRole
+    #[arg(long, value_name = "NAMESPACE", value_parser = parse_namespace)]
+    pub watch_namespace: Option<NamespaceName>,
+
+    /// Operator replicas (default: 2, a leader and a standby)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
+    pub replicas: Option<i32>,
+
+    /// Operator image, e.g. from a private registry: REPOSITORY[:TAG|@sha256:DIGEST]; a
+    /// repository alone gets this version's tag
+    #[arg(long, value_name = "IMAGE", value_parser = parse_image)]
+    pub image: Option<String>,
+
+    /// Print what would be applied (client), or also have the API server check every
+    /// object without applying it (server)
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub dry_run: Option<DryRun>,
+
+    /// Print the objects instead of applying them (with --dry-run=server: as the API
+    /// server would store them)
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+
+    /// Wait until the operator is available
+    #[arg(long, conflicts_with_all = ["dry_run", "output"])]
+    pub wait: bool,
+
+    /// How long --wait waits, e.g. 90s, 5m, 1h30m
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = duration::parse, requires = "wait")]
+    pub timeout: Duration,
+}
+
+/// `--dry-run`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DryRun {
+    /// Print what would be applied; no request to the cluster
+    Client,
+    /// Check permissions and have the API server dry-run every object
+    Server,
+}
+
+#[derive(Args, Debug)]
+pub struct UninstallArgs {
+    /// Remove the operator even though runtimes exist (they keep serving, unmanaged)
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// A new tag or a new digest, never both.
@@ -197,7 +351,7 @@ pub enum ImageTarget {
 pub struct ScaleArgs {
     /// The runtime to scale
     #[arg(value_name = "NAME")]
-    pub name: String,
+    pub name: RuntimeName,
 
     /// The new replica count, 0 or more
     #[arg(long, value_name = "N", value_parser = parse_replicas, allow_negative_numbers = true)]
@@ -212,7 +366,7 @@ pub struct ScaleArgs {
 pub struct EventsArgs {
     /// The runtime whose Events to show
     #[arg(value_name = "NAME")]
-    pub name: String,
+    pub name: RuntimeName,
 
     /// Keep watching and print new Events as they happen
     #[arg(short = 'w', long)]
@@ -246,15 +400,63 @@ pub enum CompletionShell {
     Kubectl,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutputFormat {
-    Json,
-    Yaml,
-}
+/// A TrussiumRuntime's name. Its own type so that completion offers the
+/// runtimes of the cluster wherever one is asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeName(pub String);
 
-/// The clap command, as used for help and for generating completions.
+/// A namespace's name (completion offers the cluster's namespaces).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamespaceName(pub String);
+
+/// A kubeconfig context's name (completion offers the kubeconfig's contexts).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContextName(pub String);
+
+macro_rules! name_type {
+    ($($name:ident),*) => {$(
+        impl From<String> for $name {
+            fn from(value: String) -> Self {
+                $name(value)
+            }
+        }
+
+        impl Deref for $name {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    )*};
+}
+name_type!(RuntimeName, NamespaceName, ContextName);
+
+/// The clap command, as used for help, for completion and for generating
+/// completion scripts and reference docs: every help text ends with the exit
+/// codes that command can end with.
 pub fn command() -> clap::Command {
-    Cli::command()
+    let mut cmd = Cli::command().after_help(exit::help(None));
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_string())
+        .collect();
+    for name in names {
+        cmd = cmd.mut_subcommand(&name, |sub| {
+            let codes = exit::help(Some(&name));
+            let text = match sub.get_after_help() {
+                Some(before) => format!("{before}\n\n{codes}"),
+                None => codes,
+            };
+            sub.after_help(text)
+        });
+    }
+    cmd
 }
 
 /// Parses `args` (argv, program name first), printing `display_name` in help.
@@ -293,6 +495,28 @@ fn parse_digest(value: &str) -> Result<String, String> {
     Ok(value.to_string())
 }
 
+fn parse_image(value: &str) -> Result<String, String> {
+    crate::manifests::check_image(value)?;
+    Ok(value.to_string())
+}
+
+/// A namespace name as Kubernetes allows it (an RFC 1123 label).
+fn parse_namespace(value: &str) -> Result<NamespaceName, String> {
+    let valid = !value.is_empty()
+        && value.len() <= 63
+        && value
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !value.starts_with('-')
+        && !value.ends_with('-');
+    if !valid {
+        return Err(format!(
+            "invalid namespace {value:?}: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit"
+        ));
+    }
+    Ok(NamespaceName(value.to_string()))
+}
+
 fn parse_replicas(value: &str) -> Result<i32, String> {
     let n: i64 = value
         .trim()
@@ -304,64 +528,6 @@ fn parse_replicas(value: &str) -> Result<i32, String> {
         ));
     }
     i32::try_from(n).map_err(|_| format!("{n} replicas is more than the API allows"))
-}
-
-/// Parses a duration like `90s`, `5m`, `1h30m`, `500ms`; a bare number is seconds.
-pub fn parse_duration(value: &str) -> Result<Duration, String> {
-    let bad =
-        || format!("invalid duration {value:?}: use a number with a unit, e.g. 90s, 5m, 1h30m");
-    let text = value.trim();
-    if text.is_empty() {
-        return Err(bad());
-    }
-    if let Ok(secs) = text.parse::<u64>() {
-        return Ok(Duration::from_secs(secs));
-    }
-    let mut total = Duration::ZERO;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !c.is_ascii_digit() && c != '.')
-            .ok_or_else(bad)?;
-        if digits == 0 {
-            return Err(bad());
-        }
-        let number: f64 = rest[..digits].parse().map_err(|_| bad())?;
-        rest = &rest[digits..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let seconds_per_unit = match &rest[..unit_len] {
-            "ms" => 0.001,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return Err(bad()),
-        };
-        rest = &rest[unit_len..];
-        total += Duration::from_secs_f64(number * seconds_per_unit);
-    }
-    Ok(total)
-}
-
-/// Formats a duration the way people write it: `5m`, `1h30m`, `45s`.
-pub fn format_duration(d: Duration) -> String {
-    let secs = d.as_secs();
-    if secs == 0 {
-        return format!("{}ms", d.as_millis());
-    }
-    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
-    let mut out = String::new();
-    if h > 0 {
-        out.push_str(&format!("{h}h"));
-    }
-    if m > 0 {
-        out.push_str(&format!("{m}m"));
-    }
-    if s > 0 {
-        out.push_str(&format!("{s}s"));
-    }
-    out
 }
 
 #[cfg(test)]
@@ -396,9 +562,42 @@ mod tests {
         };
         let help = e.render().to_string();
         assert!(help.contains("Usage: kubectl trussium"), "{help}");
-        assert!(help.contains("Exit codes:"), "{help}");
-        assert!(help.contains("3  upgrade/rollback --wait: the operator reported UpgradeFailed"));
-        assert!(help.contains("8  rollback: refused, the runtime is being deleted"));
+        assert!(help.trim_end().ends_with(&exit::help(None)), "{help}");
+    }
+
+    #[test]
+    fn each_command_lists_its_own_exit_codes_after_its_examples() {
+        let Err(e) = try_parse(&["rollback", "--help"]) else {
+            panic!("--help must stop parsing");
+        };
+        let help = e.render().to_string();
+        assert!(help.contains("Examples:\n"), "{help}");
+        assert!(
+            help.trim_end().ends_with(&exit::help(Some("rollback"))),
+            "{help}"
+        );
+        let Err(e) = try_parse(&["version", "--help"]) else {
+            panic!("--help must stop parsing");
+        };
+        let help = e.render().to_string();
+        assert!(
+            help.trim_end().ends_with(&exit::help(Some("version"))),
+            "{help}"
+        );
+    }
+
+    #[test]
+    fn the_exit_table_names_only_real_commands() {
+        let cmd = command();
+        for row in exit::TABLE {
+            for name in row.commands {
+                assert!(
+                    cmd.find_subcommand(name).is_some(),
+                    "exit code {} names {name:?}, which is no command",
+                    row.exit.code()
+                );
+            }
+        }
     }
 
     #[test]
@@ -479,11 +678,87 @@ mod tests {
         let Command::Rollback(args) = cli.command else {
             panic!("not rollback");
         };
-        assert_eq!(args.name, "rt");
+        assert_eq!(&*args.name, "rt");
         assert!(args.wait);
         assert_eq!(args.timeout, Duration::from_secs(90));
         assert!(try_parse(&["rollback"]).is_err());
         assert!(try_parse(&["rollback", "rt", "--timeout", "1m"]).is_err());
+    }
+
+    #[test]
+    fn rollback_picks_an_image_or_a_revision_not_both() {
+        let cli =
+            try_parse(&["rollback", "rt", "--to-revision", "3"]).unwrap_or_else(|e| panic!("{e}"));
+        let Command::Rollback(args) = cli.command else {
+            panic!("not rollback");
+        };
+        assert_eq!(args.to_revision, Some(3));
+        assert!(try_parse(&["rollback", "rt", "--to-revision", "0"]).is_err());
+        assert!(try_parse(&["rollback", "rt", "--to-image", "v1", "--to-revision", "2"]).is_err());
+    }
+
+    #[test]
+    fn install_flags_are_checked_before_anything_is_sent() {
+        let cli = try_parse(&[
+            "install",
+            "-n",
+            "ops",
+            "--watch-namespace",
+            "team-a",
+            "--replicas",
+            "3",
+            "--image",
+            "registry.example.com/op",
+            "-o",
+            "yaml",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let Command::Install(args) = cli.command else {
+            panic!("not install");
+        };
+        assert_eq!(args.watch_namespace.as_deref(), Some("team-a"));
+        assert_eq!(args.replicas, Some(3));
+        assert_eq!(cli.global.namespace.as_deref(), Some("ops"));
+        for bad in [
+            &["install", "--replicas", "0"][..],
+            &["install", "--watch-namespace", "Team_A"],
+            &["install", "--image", "Registry/Op"],
+            &["install", "--image", "r/op:-bad"],
+            &["install", "--dry-run", "maybe"],
+            &["install", "-o", "yaml", "--wait"],
+            &["install", "--dry-run=server", "--wait"],
+            &["install", "--timeout", "1m"],
+        ] {
+            let err = try_parse(bad)
+                .err()
+                .unwrap_or_else(|| panic!("{bad:?} accepted"));
+            assert_eq!(err.exit_code(), 2, "{bad:?}");
+        }
+        assert!(try_parse(&["install", "--dry-run=client", "-o", "json"]).is_ok());
+    }
+
+    #[test]
+    fn the_namespace_help_names_the_manifests_default() {
+        let namespace = crate::manifests::default_namespace().unwrap_or_default();
+        let cmd = command();
+        let help = cmd
+            .get_arguments()
+            .find(|a| a.get_short() == Some('n'))
+            .and_then(|a| a.get_help())
+            .map(|h| h.to_string())
+            .unwrap_or_default();
+        assert!(help.contains(&format!("(default: {namespace})")), "{help}");
+        for sub in ["install", "uninstall", "check"] {
+            let text = cmd
+                .find_subcommand(sub)
+                .and_then(|s| s.get_after_help())
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            assert!(
+                text.contains(&format!("default: {namespace}")),
+                "{sub}: {text}"
+            );
+        }
     }
 
     #[test]
@@ -506,25 +781,25 @@ mod tests {
     }
 
     #[test]
-    fn durations() {
-        let ok = |s: &str| parse_duration(s).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(ok("90s"), Duration::from_secs(90));
-        assert_eq!(ok("5m"), Duration::from_secs(300));
-        assert_eq!(ok("1h30m"), Duration::from_secs(5400));
-        assert_eq!(ok("2m30s"), Duration::from_secs(150));
-        assert_eq!(ok("500ms"), Duration::from_millis(500));
-        assert_eq!(ok("1.5s"), Duration::from_millis(1500));
-        assert_eq!(ok("42"), Duration::from_secs(42));
-        for bad in ["", "m", "5x", "s5", "-5s", "5 m"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
-        }
-        assert_eq!(format_duration(Duration::from_secs(300)), "5m");
-        assert_eq!(format_duration(Duration::from_secs(5430)), "1h30m30s");
-        assert_eq!(format_duration(Duration::from_millis(250)), "250ms");
-    }
-
-    #[test]
     fn clap_definition_is_consistent() {
         command().debug_assert();
+    }
+
+    /// The reference docs and man pages are generated from these texts.
+    #[test]
+    fn every_command_and_flag_says_what_it_does() {
+        let mut cmd = command();
+        cmd.build();
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            assert!(sub.get_about().is_some(), "{} has no about", sub.get_name());
+            for arg in sub.get_arguments().filter(|a| !a.is_hide_set()) {
+                assert!(
+                    arg.get_help().is_some(),
+                    "{} {} has no help",
+                    sub.get_name(),
+                    arg.get_id()
+                );
+            }
+        }
     }
 }

@@ -129,8 +129,8 @@ pub async fn connect(flags: &GlobalFlags) -> Result<Target> {
     let server = server.trim_end_matches('/').to_string();
     let namespace = flags
         .namespace
-        .clone()
-        .unwrap_or_else(|| config.default_namespace.clone());
+        .as_deref()
+        .map_or_else(|| config.default_namespace.clone(), str::to_string);
     let client = crate::tls::client(config)
         .map_err(|e| Error::Config(format!("cannot set up a client for {server}: {e}")))?;
     Ok(Target {
@@ -143,7 +143,7 @@ pub async fn connect(flags: &GlobalFlags) -> Result<Target> {
 
 async fn load_config(flags: &GlobalFlags) -> Result<Config> {
     let options = KubeConfigOptions {
-        context: flags.context.clone(),
+        context: flags.context.as_deref().map(str::to_string),
         cluster: None,
         user: None,
     };
@@ -173,7 +173,7 @@ async fn load_config(flags: &GlobalFlags) -> Result<Config> {
 fn config_error(err: KubeconfigError, flags: &GlobalFlags) -> Error {
     let message = match (&err, &flags.context) {
         (KubeconfigError::LoadContext(_), Some(context)) => {
-            format!("context {context:?} not found in the kubeconfig")
+            format!("context {:?} not found in the kubeconfig", context.0)
         }
         (KubeconfigError::ReadConfig(e, path), _) => {
             format!("cannot read the kubeconfig {}: {e}", path.display())

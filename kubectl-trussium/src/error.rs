@@ -4,29 +4,9 @@
 use std::time::Duration;
 
 use kube::core::Status;
+use trussium_api::duration;
 
-use crate::cli::format_duration;
-
-/// Exit codes of `kubectl trussium` (also in `--help`).
-pub mod exit {
-    pub const OK: u8 = 0;
-    /// Anything the cluster or the environment refused.
-    pub const ERROR: u8 = 1;
-    /// Invalid command line (clap uses 2 as well).
-    pub const USAGE: u8 = 2;
-    /// `upgrade --wait`, `rollback --wait`: the operator reported `UpgradeFailed`.
-    pub const UPGRADE_FAILED: u8 = 3;
-    /// `upgrade --wait`, `rollback --wait`: `--timeout` elapsed first.
-    pub const TIMEOUT: u8 = 4;
-    /// `scale`: autoscaling owns the replica count and `--force` was not given.
-    pub const REFUSED: u8 = 5;
-    /// `rollback`: no rollout has ever completed, so there is nothing to go back to.
-    pub const NO_LAST_SUCCESSFUL_IMAGE: u8 = 6;
-    /// `rollback`: the last successful image is already the desired one.
-    pub const ALREADY_AT_LAST_SUCCESSFUL: u8 = 7;
-    /// `rollback`: the runtime is being deleted.
-    pub const BEING_DELETED: u8 = 8;
-}
+use crate::exit::Exit;
 
 /// Where this version's release files are published: `make release` sets it
 /// (RELEASE_BASE_URL), the default is the GitHub release of this version.
@@ -50,6 +30,11 @@ pub fn crd_install_hint() -> String {
 /// The resource names used in messages.
 pub const RUNTIMES: &str = "trussiumruntimes.runtime.trussium.io";
 pub const EVENTS: &str = "events.events.k8s.io";
+pub const DEPLOYMENTS: &str = "deployments.apps";
+pub const REPLICA_SETS: &str = "replicasets.apps";
+pub const CRDS: &str = "customresourcedefinitions.apiextensions.k8s.io";
+pub const LEASES: &str = "leases.coordination.k8s.io";
+pub const NAMESPACES: &str = "namespaces";
 
 /// What the plugin was doing when a request failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,7 +112,8 @@ pub enum Error {
         code: u16,
         message: String,
     },
-    /// `upgrade --wait`, `rollback --wait`: the operator reported UpgradeFailed.
+    /// `--wait`: the operator reported UpgradeFailed (for `install`: the
+    /// operator's Deployment passed its progress deadline).
     #[error("{action} of {name} to {image} failed: {message}")]
     RolloutFailed {
         action: &'static str,
@@ -135,18 +121,18 @@ pub enum Error {
         image: String,
         message: String,
     },
-    /// `upgrade --wait`, `rollback --wait`: the timeout elapsed.
+    /// `--wait`: the timeout elapsed.
     #[error(
         "timed out after {} waiting for the {rollout} to finish; last seen: {last}",
-        format_duration(*after)
+        duration::format(*after)
     )]
     Timeout {
         /// What was rolling out, e.g. "upgrade of rt to v2".
         rollout: String,
         after: Duration,
-        name: String,
-        namespace: String,
         last: String,
+        /// The command that follows it further.
+        follow: String,
     },
     /// `scale` while autoscaling owns the replica count.
     #[error(
@@ -167,9 +153,57 @@ pub enum Error {
         namespace: String,
         refusal: Refusal,
     },
-    /// The runtime went away while we were watching it.
-    #[error("TrussiumRuntime {name:?} in namespace {namespace:?} was deleted")]
-    Deleted { name: String, namespace: String },
+    /// `install`: the cluster's CRD belongs to a newer release.
+    #[error(
+        "not installing: the cluster's TrussiumRuntime CRD is version {installed}, newer than this plugin's {plugin}"
+    )]
+    NewerCrd { installed: String, plugin: String },
+    /// `install`, `uninstall`: the user may not do all of it; nothing was
+    /// changed.
+    #[error("not {doing}: you may not {}; nothing was changed", missing.join(", "))]
+    NotPermitted {
+        doing: &'static str,
+        missing: Vec<String>,
+    },
+    /// `install`: the API server refused an object in a dry run; nothing was
+    /// changed.
+    #[error("not installing: the API server refuses {object}: {message}; nothing was changed")]
+    WouldBeRefused { object: String, message: String },
+    /// `install`: applying an object failed after the checks passed (the
+    /// cluster changed meanwhile); the objects before it are applied.
+    #[error(
+        "installing stopped at {object}: {message} ({applied} object{} applied before it)",
+        if *applied == 1 { " was" } else { "s were" }
+    )]
+    ApplyFailed {
+        object: String,
+        message: String,
+        applied: usize,
+    },
+    /// `install --watch-namespace`: the namespace to watch does not exist.
+    #[error("not installing: namespace {0:?} (to watch) does not exist")]
+    NoSuchNamespace(String),
+    /// `uninstall`: there is no operator Deployment where it looked.
+    #[error("no Trussium operator is installed in namespace {namespace:?} (no Deployment {name})")]
+    NotInstalled { namespace: String, name: String },
+    /// `uninstall` while runtimes exist, without `--force`.
+    #[error(
+        "not uninstalling: {} runtime{} exist{} (in {}); without the operator nobody manages them",
+        count,
+        if *count == 1 { "" } else { "s" },
+        if *count == 1 { "s" } else { "" },
+        namespaces.join(", ")
+    )]
+    RuntimesExist {
+        count: usize,
+        namespaces: Vec<String>,
+    },
+    /// `check`: at least one check failed.
+    #[error("{failed} of {total} checks failed")]
+    ChecksFailed { failed: usize, total: usize },
+    /// What we were following went away.
+    #[error("{object} was deleted")]
+    Deleted { object: String },
     #[error("{0}")]
     Io(std::io::Error),
     /// stdout was closed (e.g. `| head`): stop quietly.
@@ -180,29 +214,38 @@ pub enum Error {
 /// Why `rollback` will not change anything.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
-    #[error("no rollout has completed yet, so there is no last successful image to go back to")]
-    NoLastSuccessfulImage,
-    #[error("its desired image is already the last successful one, {0}")]
+    #[error("no rollout has completed yet, so there is no earlier image known to work")]
+    NoRolloutCompleted,
+    #[error("it has run no other image than the desired one")]
+    NoEarlierImage,
+    #[error("its desired image is already {0}")]
     AlreadyDesired(String),
     #[error("it is being deleted")]
     BeingDeleted,
+    #[error("it never ran {0:?}")]
+    NeverRan(String),
+    #[error("it has no revision {revision} (revisions: {})", known.iter().map(i64::to_string).collect::<Vec<_>>().join(", "))]
+    NoSuchRevision { revision: i64, known: Vec<i64> },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    pub fn exit_code(&self) -> u8 {
+    /// The exit code this error ends the plugin with.
+    pub fn exit(&self) -> Exit {
         match self {
-            Error::Usage(_) => exit::USAGE,
-            Error::RolloutFailed { .. } => exit::UPGRADE_FAILED,
-            Error::Timeout { .. } => exit::TIMEOUT,
-            Error::AutoscalingOwnsReplicas { .. } => exit::REFUSED,
+            Error::Usage(_) => Exit::Usage,
+            Error::RolloutFailed { .. } => Exit::RolloutFailed,
+            Error::Timeout { .. } => Exit::TimedOut,
+            Error::AutoscalingOwnsReplicas { .. } | Error::RuntimesExist { .. } => Exit::Refused,
             Error::RollbackRefused { refusal, .. } => match refusal {
-                Refusal::NoLastSuccessfulImage => exit::NO_LAST_SUCCESSFUL_IMAGE,
-                Refusal::AlreadyDesired(_) => exit::ALREADY_AT_LAST_SUCCESSFUL,
-                Refusal::BeingDeleted => exit::BEING_DELETED,
+                Refusal::NoRolloutCompleted | Refusal::NoEarlierImage => Exit::NoEarlierImage,
+                Refusal::AlreadyDesired(_) => Exit::AlreadyDesired,
+                Refusal::BeingDeleted => Exit::BeingDeleted,
+                Refusal::NeverRan(_) | Refusal::NoSuchRevision { .. } => Exit::NotInHistory,
             },
-            Error::BrokenPipe => exit::OK,
+            Error::ChecksFailed { .. } => Exit::CheckFailed,
+            Error::BrokenPipe => Exit::Ok,
             Error::Config(_)
             | Error::CrdMissing
             | Error::NotFound { .. }
@@ -211,7 +254,13 @@ impl Error {
             | Error::Unreachable { .. }
             | Error::Api { .. }
             | Error::Deleted { .. }
-            | Error::Io(_) => exit::ERROR,
+            | Error::NewerCrd { .. }
+            | Error::NotPermitted { .. }
+            | Error::WouldBeRefused { .. }
+            | Error::ApplyFailed { .. }
+            | Error::NoSuchNamespace(_)
+            | Error::NotInstalled { .. }
+            | Error::Io(_) => Exit::Error,
         }
     }
 
@@ -230,10 +279,8 @@ impl Error {
                 "check that the cluster is running and that --context/--kubeconfig (or KUBECONFIG) select it"
                     .to_string(),
             ),
-            Error::Timeout {
-                name, namespace, ..
-            } => Some(format!(
-                "the rollout may still finish: follow it with `kubectl trussium status {name} -n {namespace} --watch`"
+            Error::Timeout { follow, .. } => Some(format!(
+                "the rollout may still finish: follow it with `{follow}`"
             )),
             Error::AutoscalingOwnsReplicas {
                 name, namespace, ..
@@ -245,17 +292,46 @@ impl Error {
             Error::RollbackRefused {
                 name,
                 namespace,
-                refusal: Refusal::NoLastSuccessfulImage,
-            } => Some(format!(
-                "choose an image instead: `kubectl trussium upgrade {name} -n {namespace} --tag TAG`"
+                refusal,
+            } => Some(match refusal {
+                Refusal::NoRolloutCompleted => format!(
+                    "choose an image instead: `kubectl trussium upgrade {name} -n {namespace} --tag TAG`"
+                ),
+                Refusal::AlreadyDesired(_) => format!(
+                    "see where the rollout stands with `kubectl trussium status {name} -n {namespace}`"
+                ),
+                Refusal::BeingDeleted => return None,
+                Refusal::NoEarlierImage | Refusal::NeverRan(_) | Refusal::NoSuchRevision { .. } => {
+                    format!(
+                        "the images it ran: `kubectl trussium history {name} -n {namespace}`; another image: `kubectl trussium upgrade {name} -n {namespace} --tag TAG`"
+                    )
+                }
+            }),
+            Error::NewerCrd { installed, .. } => Some(format!(
+                "upgrade the plugin (`kubectl krew upgrade trussium`), or install with kubectl-trussium {installed}"
             )),
-            Error::RollbackRefused {
-                name,
-                namespace,
-                refusal: Refusal::AlreadyDesired(_),
-            } => Some(format!(
-                "see where the rollout stands with `kubectl trussium status {name} -n {namespace}`"
+            Error::NotPermitted { doing, .. } => Some(format!(
+                "ask a cluster administrator to run the {doing}, or for those permissions; \
+                 `--dry-run=server` checks again without changing anything"
             )),
+            Error::ApplyFailed { .. } => Some(
+                "fix the cause and run install again: it applies every object again".to_string(),
+            ),
+            Error::NoSuchNamespace(namespace) => Some(format!(
+                "create it first: `kubectl create namespace {namespace}`"
+            )),
+            Error::NotInstalled { .. } => Some(
+                "pass -n with the namespace it was installed in (`kubectl get deployments -A -l app.kubernetes.io/name=trussium-operator`)"
+                    .to_string(),
+            ),
+            Error::RuntimesExist { .. } => Some(
+                "delete them first (`kubectl trussium status -A`), or pass --force to remove the operator anyway;\n\
+                 the CRD and the runtimes stay, and their Deployments keep serving"
+                    .to_string(),
+            ),
+            Error::ChecksFailed { .. } => {
+                Some("each ✗ above says what to do next".to_string())
+            }
             _ => None,
         }
     }
@@ -361,7 +437,7 @@ mod tests {
         assert!(matches!(e, Error::CrdMissing), "{e:?}");
         let e = classify_status(&status(NO_SUCH_RESOURCE), &get("rt"), "https://k");
         assert!(matches!(e, Error::CrdMissing), "{e:?}");
-        assert_eq!(e.exit_code(), exit::ERROR);
+        assert_eq!(e.exit(), Exit::Error);
         assert!(e.to_string().contains("CRD"), "{e}");
         let hint = e.hint().unwrap_or_default();
         assert!(
@@ -426,9 +502,8 @@ mod tests {
         let timeout = Error::Timeout {
             rollout: "upgrade of rt to v2".into(),
             after: Duration::from_secs(300),
-            name: "rt".into(),
-            namespace: "ai".into(),
             last: "x".into(),
+            follow: "kubectl trussium status rt -n ai --watch".into(),
         };
         let failed = Error::RolloutFailed {
             action: "upgrade",
@@ -443,33 +518,77 @@ mod tests {
             max: Some(10),
             requested: 3,
         };
-        assert_eq!(timeout.exit_code(), 4);
-        assert_eq!(failed.exit_code(), 3);
-        assert_eq!(refused.exit_code(), 5);
-        assert_eq!(Error::Usage("x".into()).exit_code(), 2);
-        assert_eq!(Error::CrdMissing.exit_code(), 1);
-        assert_eq!(Error::BrokenPipe.exit_code(), 0);
+        assert_eq!(timeout.exit(), Exit::TimedOut);
+        assert_eq!(failed.exit(), Exit::RolloutFailed);
+        assert_eq!(refused.exit(), Exit::Refused);
+        assert_eq!(Error::Usage("x".into()).exit(), Exit::Usage);
+        assert_eq!(Error::CrdMissing.exit(), Exit::Error);
+        assert_eq!(Error::BrokenPipe.exit(), Exit::Ok);
         assert!(
             timeout.to_string().starts_with("timed out after 5m "),
             "{timeout}"
         );
         assert!(refused.to_string().contains("(2–10)"), "{refused}");
         assert!(refused.hint().unwrap_or_default().contains("--force"));
-        let distinct = [
-            exit::OK,
-            exit::ERROR,
-            exit::USAGE,
-            exit::UPGRADE_FAILED,
-            exit::TIMEOUT,
-            exit::REFUSED,
-            exit::NO_LAST_SUCCESSFUL_IMAGE,
-            exit::ALREADY_AT_LAST_SUCCESSFUL,
-            exit::BEING_DELETED,
-        ];
-        let mut sorted = distinct.to_vec();
-        sorted.sort_unstable();
-        sorted.dedup();
-        assert_eq!(sorted.len(), distinct.len());
+        assert!(
+            timeout
+                .hint()
+                .unwrap_or_default()
+                .contains("`kubectl trussium status rt -n ai --watch`")
+        );
+        let in_use = Error::RuntimesExist {
+            count: 1,
+            namespaces: vec!["ai".into()],
+        };
+        assert_eq!(in_use.exit(), Exit::Refused);
+        assert_eq!(
+            in_use.to_string(),
+            "not uninstalling: 1 runtime exists (in ai); without the operator nobody manages them"
+        );
+        let failed = Error::ChecksFailed {
+            failed: 2,
+            total: 7,
+        };
+        assert_eq!(failed.exit(), Exit::CheckFailed);
+        assert_eq!(failed.to_string(), "2 of 7 checks failed");
+    }
+
+    #[test]
+    fn install_refusals_name_what_is_missing() {
+        let e = Error::NotPermitted {
+            doing: "installing",
+            missing: vec![
+                "create clusterroles.rbac.authorization.k8s.io".into(),
+                "patch clusterroles.rbac.authorization.k8s.io trussium-operator".into(),
+            ],
+        };
+        assert_eq!(
+            e.to_string(),
+            "not installing: you may not create clusterroles.rbac.authorization.k8s.io, patch clusterroles.rbac.authorization.k8s.io trussium-operator; nothing was changed"
+        );
+        let e = Error::NewerCrd {
+            installed: "0.2.0".into(),
+            plugin: "0.1.0".into(),
+        };
+        assert!(
+            e.to_string()
+                .contains("version 0.2.0, newer than this plugin's 0.1.0")
+        );
+        assert!(
+            e.hint()
+                .unwrap_or_default()
+                .contains("kubectl-trussium 0.2.0")
+        );
+        assert_eq!(e.exit(), Exit::Error);
+        let e = Error::ApplyFailed {
+            object: "Deployment ops/trussium-operator".into(),
+            message: "quota exceeded".into(),
+            applied: 1,
+        };
+        assert_eq!(
+            e.to_string(),
+            "installing stopped at Deployment ops/trussium-operator: quota exceeded (1 object was applied before it)"
+        );
     }
 
     #[test]
@@ -487,20 +606,36 @@ mod tests {
             namespace: "ai".into(),
             refusal,
         };
-        let none = refused(Refusal::NoLastSuccessfulImage);
+        let none = refused(Refusal::NoRolloutCompleted);
+        let only = refused(Refusal::NoEarlierImage);
         let same = refused(Refusal::AlreadyDesired("r:v1".into()));
         let deleting = refused(Refusal::BeingDeleted);
+        let never = refused(Refusal::NeverRan("v9".into()));
+        let revision = refused(Refusal::NoSuchRevision {
+            revision: 7,
+            known: vec![3, 2, 1],
+        });
         assert_eq!(
-            [none.exit_code(), same.exit_code(), deleting.exit_code()],
-            [6, 7, 8]
+            [&none, &only, &same, &deleting, &never, &revision].map(|e| e.exit().code()),
+            [6, 6, 7, 8, 9, 9]
         );
         assert_eq!(
             none.to_string(),
-            "not rolling back rt: no rollout has completed yet, so there is no last successful image to go back to"
+            "not rolling back rt: no rollout has completed yet, so there is no earlier image known to work"
         );
         assert_eq!(
             same.to_string(),
-            "not rolling back rt: its desired image is already the last successful one, r:v1"
+            "not rolling back rt: its desired image is already r:v1"
+        );
+        assert_eq!(
+            revision.to_string(),
+            "not rolling back rt: it has no revision 7 (revisions: 3, 2, 1)"
+        );
+        assert!(
+            never
+                .hint()
+                .unwrap_or_default()
+                .contains("kubectl trussium history rt -n ai")
         );
         assert_eq!(
             deleting.to_string(),

@@ -1,18 +1,26 @@
 //! `kubectl trussium`: look at and steer Trussium runtimes.
 //!
 //! One file per command under [`commands`] (no command imports another); the
-//! pieces they share (flags and the client and its TLS, errors and exit codes,
-//! what a status means, a runtime's Events, following a rollout, colours,
-//! tables, ages) are small modules of their own. Rendering is pure (`fn render_…(…) -> String`) so it is
+//! pieces they share (flags and the client and its TLS, errors, the exit
+//! codes, what a status means, a runtime's Events and its rollout history,
+//! following a rollout, the install manifests and the objects in them, what
+//! the user may do, colours, tables, ages) are small modules of their own. Rendering is pure (`fn render_…(…) -> String`) so it is
 //! unit-tested without a cluster.
 
+pub mod access;
 pub mod age;
 pub mod cli;
 pub mod client;
 pub mod commands;
+pub mod dynamic;
 pub mod error;
+pub mod exit;
+pub mod follow;
+pub mod history;
 pub mod interpret;
+pub mod manifests;
 pub mod output;
+pub mod release;
 pub mod rollout;
 pub mod runtime_events;
 pub mod table;
@@ -28,7 +36,7 @@ use crate::error::Error;
 use crate::output::Palette;
 
 /// Parses the command line, runs the command and turns the outcome into an
-/// exit code (see [`error::exit`]).
+/// exit code (see [`exit`]).
 pub fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().collect();
 
@@ -51,7 +59,7 @@ pub fn main() -> ExitCode {
     let display_name = cli::display_name(args.first().map(OsString::as_os_str));
     let cli = match cli::parse(&display_name, args) {
         Ok(cli) => cli,
-        // Help and --version exit 0; usage errors exit 2 (error::exit::USAGE).
+        // Help and --version exit 0; usage errors exit 2 (exit::Exit::Usage).
         Err(e) => e.exit(),
     };
     let stderr = Palette::for_stderr(cli.global.color);
@@ -68,7 +76,7 @@ pub fn main() -> ExitCode {
                     eprintln!("  {line}");
                 }
             }
-            ExitCode::from(e.exit_code())
+            ExitCode::from(e.exit().code())
         }
     }
 }

@@ -7,7 +7,6 @@ use clap::ValueEnum;
 use owo_colors::{OwoColorize, Stream, Style};
 use serde::Serialize;
 
-use crate::cli::OutputFormat;
 use crate::error::{Error, Result};
 
 /// `--color`.
@@ -17,6 +16,13 @@ pub enum ColorChoice {
     Auto,
     Always,
     Never,
+}
+
+/// `-o`: machine-readable output.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    Json,
+    Yaml,
 }
 
 /// How good a value is; decides its colour.

@@ -1,16 +1,15 @@
 //! Following a rollout of a new spec.image (`upgrade --wait`, `rollback
 //! --wait`) until the operator reports it complete or failed, or time runs out.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use futures::StreamExt;
 use kube::ResourceExt;
-use kube::runtime::{WatchStreamExt, watcher};
 use trussium_api::image::version_of;
 use trussium_api::{TrussiumRuntime, condition_type, reason};
 
-use crate::client::{Target, watch_error_is_fatal};
+use crate::client::Target;
 use crate::error::{Error, RUNTIMES, Request, Result};
+use crate::follow::{Ending, Judgment, Watching, follow};
 use crate::interpret::desired_replicas;
 use crate::output::{self, Palette};
 
@@ -97,40 +96,18 @@ pub fn describe(rt: &TrussiumRuntime) -> String {
     line
 }
 
-/// One status line that updates in place on a terminal and prints only
-/// changes otherwise.
-struct ProgressLine {
-    tty: bool,
-    last: String,
-    started: Instant,
-    tick: usize,
-}
-
-const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-
-impl ProgressLine {
-    fn update(&mut self, text: &str, palette: Palette) -> Result<()> {
-        if self.tty {
-            self.tick += 1;
-            let spin = SPINNER[self.tick % SPINNER.len()];
-            let elapsed = self.started.elapsed().as_secs();
-            output::print(&format!(
-                "\r\u{1b}[2K{} {text} {}",
-                palette.warn(spin),
-                palette.dim(&format!("({elapsed}s)"))
-            ))?;
-        } else if text != self.last {
-            output::println(text)?;
-        }
-        self.last = text.to_string();
-        Ok(())
-    }
-
-    fn clear(&self) -> Result<()> {
-        if self.tty {
-            output::print("\r\u{1b}[2K")?;
-        }
-        Ok(())
+/// The replicas of a completed rollout: the desired ones, all running the
+/// new image (Ready says so), never more. The Deployment's ready count may
+/// still include an old pod on its way out of a surge.
+pub fn completed_replicas(rt: &TrussiumRuntime) -> String {
+    let ready = rt
+        .status
+        .as_ref()
+        .and_then(|s| s.ready_replicas)
+        .unwrap_or(0);
+    match desired_replicas(rt) {
+        Some(desired) => format!("{}/{desired} ready", ready.min(desired)),
+        None => format!("{ready} ready"),
     }
 }
 
@@ -179,99 +156,73 @@ pub async fn wait(
 ) -> Result<()> {
     let name = patched.name_any();
     let version = version_of(image);
-    let deadline = tokio::time::Instant::now() + timeout;
-    let config = watcher::Config::default().fields(&format!("metadata.name={name}"));
-    let mut stream = watcher(target.runtimes(), config).default_backoff().boxed();
-    let mut progress = ProgressLine {
-        tty: output::stdout_is_tty(),
-        last: String::new(),
-        started: Instant::now(),
-        tick: 0,
-    };
-    let mut ticker = tokio::time::interval(Duration::from_millis(250));
-    let mut latest = patched;
     let request = Request::new("watch", RUNTIMES)
         .namespace(Some(&target.namespace))
         .name(&name);
-    loop {
-        match assess(&latest, generation, image) {
-            Progress::Complete => {
-                progress.clear()?;
-                let ready = latest
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.ready_replicas)
-                    .unwrap_or(0);
-                let desired = desired_replicas(&latest).map_or("?".to_string(), |d| d.to_string());
-                output::println(&format!(
-                    "{} {name} {} to {version} ({ready}/{desired} ready) in {}s",
-                    palette.good("✓"),
-                    action.done(),
-                    progress.started.elapsed().as_secs()
-                ))?;
-                return Ok(());
+    let watching = Watching {
+        target,
+        request,
+        label: format!("{} {name} to {version}", action.doing()),
+        timeout,
+        palette,
+    };
+    let ending = follow(
+        &watching,
+        target.runtimes(),
+        &name,
+        Some(patched),
+        |rt| match assess(rt, generation, image) {
+            Progress::Complete => Judgment::Done(Ok(rt.clone())),
+            Progress::Failed(message) => Judgment::Done(Err((message, rt.clone()))),
+            Progress::Waiting(text) => Judgment::Waiting(text),
+        },
+    )
+    .await?;
+    match ending {
+        Ending::Done {
+            outcome: Ok(rt),
+            seconds,
+        } => output::println(&format!(
+            "{} {name} {} to {version} ({}) in {seconds}s",
+            palette.good("✓"),
+            action.done(),
+            completed_replicas(&rt),
+        )),
+        Ending::Done {
+            outcome: Err((message, rt)),
+            ..
+        } => {
+            output::println(&format!(
+                "{} {name}: {} to {version} failed",
+                palette.bad("✗"),
+                action.noun()
+            ))?;
+            let kept = rt.status.and_then(|s| s.last_successful_image);
+            if let Some(kept) = kept {
+                output::println(&format!("  last successful image is still {kept}"))?;
             }
-            Progress::Failed(message) => {
-                progress.clear()?;
-                let kept = latest
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.last_successful_image.clone());
-                output::println(&format!(
-                    "{} {name}: {} to {version} failed",
-                    palette.bad("✗"),
-                    action.noun()
-                ))?;
-                if let Some(kept) = kept {
-                    output::println(&format!("  last successful image is still {kept}"))?;
-                }
-                return Err(Error::RolloutFailed {
-                    action: action.noun(),
-                    name,
-                    image: image.to_string(),
-                    message,
-                });
-            }
-            Progress::Waiting(text) => {
-                progress.update(
-                    &format!("{} {name} to {version}: {text}", action.doing()),
-                    palette,
-                )?;
-            }
+            Err(Error::RolloutFailed {
+                action: action.noun(),
+                name,
+                image: image.to_string(),
+                message,
+            })
         }
-        tokio::select! {
-            _ = tokio::time::sleep_until(deadline) => {
-                progress.clear()?;
-                let last = match assess(&latest, generation, image) {
-                    Progress::Waiting(text) => text,
-                    _ => describe(&latest),
-                };
-                return Err(Error::Timeout {
-                    rollout: format!("{} of {name} to {version}", action.noun()),
-                    after: timeout,
-                    name,
-                    namespace: target.namespace.clone(),
-                    last,
-                });
-            }
-            _ = ticker.tick(), if progress.tty => {}
-            item = stream.next() => match item {
-                Some(Ok(watcher::Event::Apply(rt) | watcher::Event::InitApply(rt))) => latest = rt,
-                Some(Ok(watcher::Event::Delete(_))) => {
-                    progress.clear()?;
-                    return Err(Error::Deleted { name, namespace: target.namespace.clone() });
-                }
-                Some(Ok(_)) => {}
-                Some(Err(e)) if watch_error_is_fatal(&e) => {
-                    progress.clear()?;
-                    return Err(target.fail_watch(request, e));
-                }
-                Some(Err(_)) => {}
-                None => {
-                    return Err(Error::Api { request, code: 0, message: "the watch ended".to_string() });
-                }
-            },
-        }
+        Ending::TimedOut { last } => Err(Error::Timeout {
+            rollout: format!("{} of {name} to {version}", action.noun()),
+            after: timeout,
+            last,
+            follow: format!(
+                "kubectl trussium status {name} -n {} --watch",
+                target.namespace
+            ),
+        }),
+        Ending::Deleted => Err(Error::Deleted {
+            object: format!(
+                "TrussiumRuntime {name:?} in namespace {:?}",
+                target.namespace
+            ),
+        }),
     }
 }
 
@@ -305,6 +256,26 @@ mod tests {
                        "conditions": conditions}
         }))
         .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn the_completion_line_never_counts_more_than_desired() {
+        let mut surge = rt(7, IMAGE, Some(("False", "UpgradeComplete", 7)));
+        if let Some(s) = surge.status.as_mut() {
+            s.ready_replicas = Some(2);
+            s.desired_replicas = Some(1);
+        }
+        assert_eq!(completed_replicas(&surge), "1/1 ready");
+        if let Some(s) = surge.status.as_mut() {
+            s.ready_replicas = Some(3);
+            s.desired_replicas = Some(3);
+        }
+        assert_eq!(completed_replicas(&surge), "3/3 ready");
+        if let Some(s) = surge.status.as_mut() {
+            s.ready_replicas = Some(0);
+            s.desired_replicas = Some(0);
+        }
+        assert_eq!(completed_replicas(&surge), "0/0 ready");
     }
 
     #[test]

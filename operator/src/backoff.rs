@@ -188,6 +188,19 @@ mod tests {
     }
 
     #[test]
+    fn a_revert_exactly_quiet_after_the_last_starts_over() {
+        let mut backoff = Backoff::default();
+        let x = deployment("x");
+        let t0 = Instant::now();
+        backoff.drifted(&x, t0);
+        assert_eq!(backoff.drifted(&x, t0 + S), Verdict::Revert { nth: 2 });
+        assert_eq!(
+            backoff.drifted(&x, t0 + S + QUIET),
+            Verdict::Revert { nth: 1 }
+        );
+    }
+
+    #[test]
     fn forgets_objects_quiet_for_long() {
         let mut backoff = Backoff::default();
         let t0 = Instant::now();

@@ -128,6 +128,7 @@ fn quantity(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
     use serde_json::json;
 
     fn up_to_date(desired: &Value, observed: &Value) -> bool {
@@ -217,6 +218,54 @@ mod tests {
     }
 
     #[test]
+    fn an_explicit_null_asks_for_absence() {
+        let desired = with_hash(json!({"spec": {"replicas": 2, "paused": null}}), "h");
+        let without = with_hash(json!({"spec": {"replicas": 2}}), "h");
+        assert!(up_to_date(&desired, &without));
+    }
+
+    #[test]
+    fn numbers_compare_by_value() {
+        let desired = with_hash(json!({"spec": {"replicas": 2, "ratio": 1}}), "h");
+        let float = with_hash(json!({"spec": {"replicas": 2, "ratio": 1.0}}), "h");
+        assert!(up_to_date(&desired, &float));
+    }
+
+    /// The operator wanting something new is told apart from drift: the
+    /// reason names the applied hash, not the first field that moved.
+    #[test]
+    fn a_new_applied_hash_is_the_reason_whatever_else_differs() {
+        let desired = with_hash(json!({"spec": {"replicas": 3}}), "h2");
+        let observed = with_hash(json!({"spec": {"replicas": 2}}), "h1");
+        assert_eq!(
+            difference(&desired, &observed).as_deref(),
+            Some(
+                "/metadata/annotations/runtime.trussium.io~1applied-hash (what the operator applies changed)"
+            )
+        );
+    }
+
+    /// `needs_apply` on the typed objects the controller holds.
+    #[test]
+    fn typed_objects_need_an_apply_only_where_they_differ() {
+        let config_map = |data: Value| -> ConfigMap {
+            serde_json::from_value(with_hash(
+                json!({"metadata": {"name": "rt"}, "data": data}),
+                "h",
+            ))
+            .unwrap_or_else(|e| panic!("fixture: {e}"))
+        };
+        let desired = config_map(json!({"config.yaml": "a"}));
+        let mut observed = config_map(json!({"config.yaml": "a"}));
+        observed.metadata.resource_version = Some("7".into());
+        assert_eq!(needs_apply(&desired, &observed), None);
+        assert_eq!(
+            needs_apply(&desired, &config_map(json!({"config.yaml": "b"}))).as_deref(),
+            Some("/data/config.yaml")
+        );
+    }
+
+    #[test]
     fn difference_names_the_path() {
         let desired = with_hash(json!({"spec": {"ports": [{"port": 1}]}}), "h");
         let observed = with_hash(json!({"spec": {"ports": [{"port": 2}]}}), "h");
@@ -233,6 +282,9 @@ mod tests {
         assert_eq!(quantity("1Gi"), Some(1_073_741_824.0));
         assert_eq!(quantity("2k"), Some(2000.0));
         assert_eq!(quantity("2e3"), Some(2000.0));
+        assert_eq!(quantity("3P"), Some(3e15));
+        assert_eq!(quantity("2E"), Some(2e18));
+        assert_eq!(quantity("E"), None);
         assert_eq!(quantity("abc"), None);
     }
 }

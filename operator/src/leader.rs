@@ -92,39 +92,6 @@ impl LeaseTimings {
     }
 }
 
-/// Parses a duration as Kubernetes flags spell them: `15s`, `1m`, `1m30s`,
-/// `2h`, or a bare number of seconds.
-pub fn parse_duration(value: &str) -> Result<Duration, String> {
-    let bad = || format!("'{value}' is not a duration like 15s, 1m or 1m30s");
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Ok(Duration::from_secs(seconds));
-    }
-    let mut total = 0u64;
-    let mut digits = String::new();
-    for c in value.chars() {
-        if c.is_ascii_digit() {
-            digits.push(c);
-            continue;
-        }
-        let unit = match c {
-            's' => 1,
-            'm' => 60,
-            'h' => 3600,
-            _ => return Err(bad()),
-        };
-        let n: u64 = digits.parse().map_err(|_| bad())?;
-        total = n
-            .checked_mul(unit)
-            .and_then(|s| total.checked_add(s))
-            .ok_or_else(bad)?;
-        digits.clear();
-    }
-    if !digits.is_empty() || value.is_empty() {
-        return Err(bad());
-    }
-    Ok(Duration::from_secs(total))
-}
-
 /// Where this replica stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -343,18 +310,6 @@ mod tests {
         assert_eq!(LeaseTimings::default().request_timeout(), secs(5));
         let short = LeaseTimings::new(secs(3), secs(2), secs(1));
         assert_eq!(short.map(|t| t.request_timeout()), Ok(secs(1)));
-    }
-
-    #[test]
-    fn durations_parse_as_kubernetes_flags_spell_them() {
-        assert_eq!(parse_duration("15s"), Ok(secs(15)));
-        assert_eq!(parse_duration("15"), Ok(secs(15)));
-        assert_eq!(parse_duration("1m"), Ok(secs(60)));
-        assert_eq!(parse_duration("1m30s"), Ok(secs(90)));
-        assert_eq!(parse_duration("2h"), Ok(secs(7200)));
-        for bad in ["", "s", "15x", "1.5s", "-1s", "15s3"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
-        }
     }
 
     #[tokio::test]

@@ -11,6 +11,7 @@
 
 pub mod announcement;
 pub mod backoff;
+pub mod cli;
 pub mod config;
 pub mod controller;
 pub mod drift;

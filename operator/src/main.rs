@@ -6,124 +6,17 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::{ArgAction, Parser, Subcommand, ValueEnum};
+use clap::Parser;
 use kube::client::ClientBuilder;
 use kube::{Client, Config};
 use tracing_subscriber::EnvFilter;
+use trussium_operator::cli::{Cli, Command, LogFormat};
 use trussium_operator::config::OperatorConfig;
 use trussium_operator::controller::{self, Clients, Instruments, Reporter, Scope};
-use trussium_operator::endpoints::{self, BindAddress, Routes, parse_bind_address};
+use trussium_operator::endpoints::{self, Routes};
 use trussium_operator::health::Health;
-use trussium_operator::leader::{
-    Election, Leadership, LeaseTimings, Renewals, Role, parse_duration,
-};
+use trussium_operator::leader::{Election, Leadership, LeaseTimings, Renewals, Role};
 use trussium_operator::metrics::{ApiRequestsLayer, Metrics};
-
-#[derive(Parser, Debug)]
-#[command(
-    name = "trussium-operator",
-    version,
-    about = "Runs Trussium AI runtimes on Kubernetes"
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Option<Command>,
-
-    /// progressDeadlineSeconds of every managed Deployment: how long a rollout
-    /// may make no progress before it counts as failed.
-    #[arg(long, env = "TRUSSIUM_PROGRESS_DEADLINE_SECONDS", default_value_t = 600,
-          value_parser = clap::value_parser!(i32).range(1..))]
-    progress_deadline_seconds: i32,
-
-    /// Cluster DNS domain, used in status.endpoint.
-    #[arg(long, env = "TRUSSIUM_CLUSTER_DOMAIN", default_value = "cluster.local")]
-    cluster_domain: String,
-
-    /// Watch only this namespace instead of the whole cluster.
-    #[arg(long, env = "TRUSSIUM_WATCH_NAMESPACE")]
-    namespace: Option<String>,
-
-    /// Runtimes reconciled at the same time.
-    #[arg(long, env = "TRUSSIUM_CONCURRENCY", default_value_t = 4,
-          value_parser = clap::value_parser!(u16).range(1..))]
-    concurrency: u16,
-
-    /// Seconds between reconciles of a runtime nothing changed. Each is
-    /// decided from the watch caches and sends no request unless something
-    /// must change.
-    #[arg(long, env = "TRUSSIUM_RESYNC_SECONDS", default_value_t = 300,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    resync_seconds: u64,
-
-    /// How long one API request may go unanswered before it fails (it is
-    /// retried). Watches are not bound by it: they stay open for
-    /// --watch-timeout-seconds.
-    #[arg(long, default_value = "30s", value_parser = parse_duration)]
-    request_timeout: Duration,
-
-    /// How long one reconcile of a runtime may take before it is abandoned
-    /// and retried: a hung request can never hold a runtime forever.
-    #[arg(long, default_value = "2m", value_parser = parse_duration)]
-    reconcile_timeout: Duration,
-
-    /// Seconds a watch runs before the operator opens it again (the API
-    /// server ends it then; one request per watch). An open watch outlives a
-    /// revoked permission: a refusal shows on the next opening. Lower it
-    /// behind a load balancer that drops idle connections sooner.
-    #[arg(long, env = "TRUSSIUM_WATCH_TIMEOUT_SECONDS", default_value_t = 290,
-          value_parser = clap::value_parser!(u32).range(1..=3600))]
-    watch_timeout_seconds: u32,
-
-    /// Log format.
-    #[arg(long, env = "TRUSSIUM_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
-    log_format: LogFormat,
-
-    /// Where /metrics is served: `:8080`, `host:port`, or `0` for nowhere.
-    #[arg(long, default_value = ":8080", value_parser = parse_bind_address)]
-    metrics_bind_address: BindAddress,
-
-    /// Where /healthz and /readyz are served: `:8081`, `host:port`, or `0`.
-    #[arg(long, default_value = ":8081", value_parser = parse_bind_address)]
-    health_probe_bind_address: BindAddress,
-
-    /// Elect one leader among the replicas through a Lease; only the leader
-    /// reconciles. `--leader-elect=false` turns it off.
-    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
-          require_equals = true, default_missing_value = "true")]
-    leader_elect: bool,
-
-    /// How long a standby waits after the leader's last renewal before taking over.
-    #[arg(long, default_value = "15s", value_parser = parse_duration)]
-    leader_elect_lease_duration: Duration,
-
-    /// How long the leader retries renewing before it gives up and exits.
-    #[arg(long, default_value = "10s", value_parser = parse_duration)]
-    leader_elect_renew_deadline: Duration,
-
-    /// How often the leader renews and a standby tries to take over.
-    #[arg(long, default_value = "2s", value_parser = parse_duration)]
-    leader_elect_retry_period: Duration,
-
-    /// Name of the Lease.
-    #[arg(long, default_value = "trussium-operator")]
-    leader_elect_resource_name: String,
-
-    /// Namespace of the Lease (default: the operator's own namespace).
-    #[arg(long)]
-    leader_elect_resource_namespace: Option<String>,
-}
-
-#[derive(Subcommand, Debug)]
-enum Command {
-    /// Print the TrussiumRuntime CustomResourceDefinition as YAML.
-    Crd,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug)]
-enum LogFormat {
-    Text,
-    Json,
-}
 
 #[tokio::main]
 async fn main() -> ExitCode {

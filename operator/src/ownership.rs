@@ -337,6 +337,53 @@ mod tests {
         );
     }
 
+    /// Our entry is the operator's own apply, nothing else: another tool's
+    /// apply (a GitOps controller applying server-side) and an update the
+    /// operator made under its own name own items that apply cannot prune.
+    #[test]
+    fn only_our_own_apply_entry_is_ours() {
+        let other_writers = [
+            ("argocd-controller", "Apply"),
+            ("trussium-operator", "Update"),
+        ];
+        for (manager, operation) in other_writers {
+            let mut svc = edited_service();
+            svc["metadata"]["managedFields"][1]["manager"] = json!(manager);
+            svc["metadata"]["managedFields"][1]["operation"] = json!(operation);
+            let entries =
+                take_over_list(&svc, "/spec/ports", "trussium-operator").unwrap_or_default();
+            assert_eq!(entries.len(), 2, "{manager} {operation}: {entries:#?}");
+            assert!(
+                entries[0]["fieldsV1"]["f:spec"]["f:ports"]
+                    .get("k:{\"port\":1234,\"protocol\":\"TCP\"}")
+                    .is_some(),
+                "{manager} {operation}: {entries:#?}"
+            );
+        }
+    }
+
+    /// Items of a set are keyed by their value (`v:`), also on the way to a
+    /// list inside one.
+    #[test]
+    fn set_items_are_found_by_their_values() {
+        let observed = json!({
+            "metadata": {"managedFields": [
+                {"manager": "trussium-operator", "operation": "Apply", "fieldsV1": {"f:spec": {}}},
+                {"manager": "kubectl", "operation": "Update", "fieldsV1": {"f:spec": {"f:sets": {
+                    "v:[1,2]": {"v:1": {}, "v:2": {}},
+                }}}},
+            ]},
+            "spec": {"sets": [[1, 2]]},
+        });
+        let entries =
+            take_over_list(&observed, "/spec/sets/0", "trussium-operator").unwrap_or_default();
+        assert_eq!(entries.len(), 1, "{entries:#?}");
+        assert_eq!(
+            entries[0]["fieldsV1"],
+            json!({"f:spec": {"f:sets": {"v:[1,2]": {"v:1": {}, "v:2": {}}}}})
+        );
+    }
+
     #[test]
     fn nothing_to_take_over() {
         let mut svc = edited_service();

@@ -59,7 +59,15 @@ fn a_lease_shorter_than_the_renew_deadline_is_refused() {
         line.contains("--leader-elect-lease-duration (5s) must be greater than --leader-elect-renew-deadline (10s)"),
         "{line}"
     );
+    // A duration (the one rule of trussium_api::duration), but a Lease counts
+    // whole seconds.
     let (code, line) = one_line_failure(&operator(&["--leader-elect-retry-period=2.5s"], &[]));
+    assert_eq!(code, 1, "{line}");
+    assert!(
+        line.contains("--leader-elect-retry-period must be a whole number of seconds"),
+        "{line}"
+    );
+    let (code, line) = one_line_failure(&operator(&["--leader-elect-retry-period=soon"], &[]));
     assert_eq!(code, 2, "{line}");
 }
 

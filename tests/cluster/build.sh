@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Builds the test control plane from Go modules (tests/cluster/{kubernetes,etcd,kwok}),
 # caching the binaries outside the checkout, keyed by version and go.sum.
-# Prints the directory that holds the binaries.
+# Prints the directory that holds the binaries. A cold build says what it
+# builds and roughly how long that takes; Go's download and compile output
+# goes to a log file per binary, shown only if its build fails.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../../scripts/progress.sh
+source "$here/../../scripts/progress.sh"
 cache=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 
@@ -15,23 +19,31 @@ kwok_version=v0.8.0
 # Content only (not paths), so every checkout shares the cache.
 key() { cat "$here/$1/go.mod" "$here/$1/go.sum" | sha256sum | cut -c1-12; }
 
-# build <module dir> <version> <ldflags> <binary>=<package>...
+# go_build <module dir> <ldflags> <output> <package>
+go_build() (
+  cd "$here/$1" && go build -trimpath -tags selinux,notest,grpcnotrace \
+    -ldflags "-s -w $2" -o "$3" "$4"
+)
+
+# build <module dir> <version> <first-time estimate> <ldflags> <binary>=<package>...
 # Outputs into $cache/<dir>-<version>-<key>/ and links each binary into $cache/bin.
 build() {
-  local dir=$1 version=$2 ldflags=$3
-  shift 3
+  local dir=$1 version=$2 estimate=$3 ldflags=$4
+  shift 4
   local out="$cache/$dir-$version-$(key "$dir")"
   if [ ! -f "$out/.complete" ]; then
-    echo "building $dir $version into $out" >&2
-    local start=$SECONDS
+    step "building $dir $version from its Go module (once per machine, $estimate on 2 cores)"
+    local start=$SECONDS spec name
     rm -rf "$out.tmp" && mkdir -p "$out.tmp"
     for spec in "$@"; do
-      (cd "$here/$dir" && go build -trimpath -tags selinux,notest,grpcnotrace \
-        -ldflags "-s -w $ldflags" -o "$out.tmp/${spec%%=*}" "${spec#*=}")
+      name=${spec%%=*}
+      echo "    $name (log: $cache/logs/control-plane-$name.log)" >&2
+      logged "$cache/logs/control-plane-$name.log" \
+        go_build "$dir" "$ldflags" "$out.tmp/$name" "${spec#*=}"
     done
     touch "$out.tmp/.complete"
     rm -rf "$out" && mv "$out.tmp" "$out"
-    echo "built $dir in $((SECONDS - start))s" >&2
+    echo "    built $dir in $((SECONDS - start)) s" >&2
   fi
   for spec in "$@"; do ln -sf "$out/${spec%%=*}" "$cache/bin/${spec%%=*}"; done
 }
@@ -49,15 +61,18 @@ version_ldflags() {
   echo "$flags"
 }
 
-mkdir -p "$cache/bin"
+mkdir -p "$cache/bin" "$cache/logs"
 # One build at a time per machine: checkouts (and make test beside make demo)
 # share the cache, and two builds would write the same temporary directory.
 exec 8>"$cache/control-plane.lock"
-flock 8
-build etcd "$etcd_version" "" etcd=go.etcd.io/etcd/server/v3
-build kwok "$kwok_version" "-X sigs.k8s.io/kwok/pkg/consts.Version=$kwok_version" \
+if ! flock -n 8; then
+  step "waiting for another build of the control plane on this machine to finish"
+  flock 8
+fi
+build etcd "$etcd_version" "about a minute" "" etcd=go.etcd.io/etcd/server/v3
+build kwok "$kwok_version" "about 2 minutes" "-X sigs.k8s.io/kwok/pkg/consts.Version=$kwok_version" \
   kwok=sigs.k8s.io/kwok/cmd/kwok
-build kubernetes "$k8s_version" "$(version_ldflags "$k8s_version")" \
+build kubernetes "$k8s_version" "about 5 to 9 minutes" "$(version_ldflags "$k8s_version")" \
   kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver \
   kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager \
   kube-scheduler=k8s.io/kubernetes/cmd/kube-scheduler \

@@ -6,6 +6,7 @@
 // health check, and the live objects the Rust cluster tests dump into
 // target/gitops-scenarios/ (one JSON file per scenario, with what
 // `kubectl wait --for=condition=Ready` did at that moment). The test also
-// generates the README's GitOps table from the live objects and fails when
-// the README's copy is stale (UPDATE_GENERATED=1 rewrites it).
+// generates the GitOps table of the manual (docs/src/gitops.md) from the
+// live objects and fails when the page's copy is stale (UPDATE_GENERATED=1
+// rewrites it).
 package gitops

@@ -32,14 +32,7 @@ pub async fn install_crd(client: &Client) -> Result<CustomResourceDefinition, Er
         Duration::from_secs(30),
         async || {
             let crd = crds.get(&name).await?;
-            let established = crd
-                .status
-                .as_ref()
-                .and_then(|s| s.conditions.as_ref())
-                .is_some_and(|c| {
-                    c.iter()
-                        .any(|c| c.type_ == "Established" && c.status == "True")
-                });
+            let established = trussium_api::crd::is_established(&crd);
             Ok(established.then_some(crd))
         },
     )

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use crate::{Error, admin_kubeconfig_path, control_plane_bin_dir};
+use serde::Deserialize;
+
+use crate::{Error, admin_kubeconfig_path, control_plane_bin_dir, repo_root};
 
 /// How long one request of [`kubectl`] may take: a request the API server
 /// never answers fails the test instead of hanging it. A command that watches
@@ -87,4 +89,26 @@ fn run(args: &[String], stdin: Option<&str>) -> Result<Kubectl, Error> {
         .wait_with_output()
         .map_err(|e| Error::io(&binary, e))?;
     Ok(Kubectl::from_output(output))
+}
+
+/// `kubectl kustomize <dir>` (relative to the checkout, or absolute): the
+/// objects a kustomization really produces, as JSON.
+pub fn kustomize(dir: &str) -> Result<Vec<serde_json::Value>, Error> {
+    let binary = kubectl_path();
+    let output = Command::new(&binary)
+        .args(["kustomize", &repo_root().join(dir).to_string_lossy()])
+        .output()
+        .map_err(|e| Error::io(&binary, e))?;
+    if !output.status.success() {
+        return Err(Error::Check(format!(
+            "kubectl kustomize {dir}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut objects = Vec::new();
+    for document in serde_yaml::Deserializer::from_str(&text) {
+        objects.push(serde_json::Value::deserialize(document)?);
+    }
+    Ok(objects)
 }

@@ -2,8 +2,9 @@
 //! `control_plane_faults` test binaries and the benchmark): the local
 //! cluster (`make cluster-up`), a namespace per test, operators run as their
 //! ServiceAccount (one per namespace, [`with_operator`], or replicas as
-//! production runs them, [`Replica`]), the audit log, kubectl, the runtimes
-//! tests create, what they read back, and waiting.
+//! production runs them, [`Replica`]), the audit log, kubectl and the plugin
+//! through it, the runtimes tests create, what they read back, waiting, and
+//! the release bundle with its OCI image layout.
 //!
 //! One module per concept; everything is re-exported at the crate root
 //! (`use trussium_e2e::{with_operator, wait_for, ...}`). What only one area
@@ -15,15 +16,21 @@
 mod audit;
 mod cluster;
 mod crd;
+mod deployed;
 mod deployment;
 mod error;
 mod events;
 mod harness;
 mod kubectl;
 mod lease;
+pub mod manifests;
+pub mod metrics;
 mod namespace;
+pub mod oci;
 mod operator;
+mod plugin;
 mod relay;
+mod release;
 mod replica;
 mod runtimes;
 mod scrape;
@@ -41,6 +48,7 @@ pub use cluster::{
     require_cluster,
 };
 pub use crd::install_crd;
+pub use deployed::DeployedOperator;
 pub use deployment::deployment_condition;
 pub use error::{BoxError, Error, TestResult, ensure};
 pub use events::{
@@ -48,20 +56,29 @@ pub use events::{
     events_by_runtime, pairs,
 };
 pub use harness::{Harness, Mark, with_operator, with_operator_behind_relay};
-pub use kubectl::{KUBECTL_REQUEST_TIMEOUT, Kubectl, kubectl, kubectl_ok, kubectl_path};
+pub use kubectl::{KUBECTL_REQUEST_TIMEOUT, Kubectl, kubectl, kubectl_ok, kubectl_path, kustomize};
 pub use lease::{lease_holder, lease_spec, wait_for_holder};
+pub use metrics::{metric, reconciles};
 pub use namespace::{TEST_NAMESPACE_LABEL, TestNamespace};
 pub use operator::{
     OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, Operator, install, operator_binary,
 };
+pub use plugin::{
+    PluginOutput, ensure_contains, ensure_exit, kubectl_trussium, kubectl_trussium_as, path_with,
+    plugin, plugin_dir, plugin_in, run_to_end, target_debug_dir,
+};
 pub use relay::{Relay, api_server_address};
+pub use release::{
+    LockedCrate, RELEASE_DIST_ENV, VERSION, binary_kind, cargo_lock, crates_named_in,
+    image_archive, release_dist,
+};
 pub use replica::{
-    Identity, LEADER_ELECTION_ROLE, Replica, free_port, install_leader_election_rbac,
+    Identity, LEADER_ELECTION_ROLE, Memory, Replica, free_port, install_leader_election_rbac,
 };
 pub use runtimes::{
     NEVER_READY_IMAGE, NEW_TAG, OLD_TAG, REPOSITORY, image, merge, minimal, openai_runtime, sample,
 };
-pub use scrape::{http_get, metric, reconciles};
+pub use scrape::{HttpResponse, http_get, http_request};
 pub use status::{all_ready, condition, condition_summary, is_ready};
 pub use token::{
     client_as_service_account, kubeconfig_for_service_account, service_account_username,

@@ -3,6 +3,7 @@
 //! Each test starts an operator that watches only the test's namespace, so
 //! tests run in parallel without two operators fighting over one runtime.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -64,6 +65,9 @@ pub fn operator_binary() -> PathBuf {
 /// A running operator process; killed when dropped.
 pub struct Operator {
     child: Child,
+    /// The program and its leading arguments: the operator binary, or e.g.
+    /// qemu-user and a binary of another CPU.
+    command: Vec<OsString>,
     namespace: String,
     args: Vec<String>,
     kubeconfig: PathBuf,
@@ -94,7 +98,21 @@ impl Operator {
         namespace: &str,
         args: &[&str],
     ) -> Result<Operator, Error> {
-        Self::start_with(admin, (account_namespace, account), namespace, args, None).await
+        let command = vec![operator_binary().into_os_string()];
+        let account = (account_namespace, account);
+        Self::start_command(admin, &command, account, namespace, args, None).await
+    }
+
+    /// Like [`Operator::start`], but running `command` (a program and its
+    /// leading arguments) in place of the workspace's operator binary.
+    pub async fn start_program(
+        admin: &Client,
+        command: &[OsString],
+        namespace: &str,
+        args: &[&str],
+    ) -> Result<Operator, Error> {
+        let account = (OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT);
+        Self::start_command(admin, command, account, namespace, args, None).await
     }
 
     /// Like [`Operator::start`], but reaching the API server through
@@ -105,12 +123,14 @@ impl Operator {
         args: &[&str],
         relay: &Relay,
     ) -> Result<Operator, Error> {
+        let command = vec![operator_binary().into_os_string()];
         let account = (OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT);
-        Self::start_with(admin, account, namespace, args, Some(relay)).await
+        Self::start_command(admin, &command, account, namespace, args, Some(relay)).await
     }
 
-    async fn start_with(
+    async fn start_command(
         admin: &Client,
+        command: &[OsString],
         (account_namespace, account): (&str, &str),
         namespace: &str,
         args: &[&str],
@@ -127,9 +147,11 @@ impl Operator {
         };
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         let log = dir.join(format!("{namespace}.operator.log"));
-        let child = spawn(&kubeconfig, namespace, &args, &log)?;
+        let command = command.to_vec();
+        let child = spawn(&command, &kubeconfig, namespace, &args, &log)?;
         Ok(Operator {
             child,
+            command,
             namespace: namespace.to_string(),
             args,
             kubeconfig,
@@ -142,7 +164,18 @@ impl Operator {
     /// one with the same settings.
     pub async fn crash_and_restart(&mut self) -> Result<(), Error> {
         let _ = self.child.kill().await;
-        self.child = spawn(&self.kubeconfig, &self.namespace, &self.args, &self.log)?;
+        self.respawn()
+    }
+
+    /// A fresh process with the same settings.
+    fn respawn(&mut self) -> Result<(), Error> {
+        self.child = spawn(
+            &self.command,
+            &self.kubeconfig,
+            &self.namespace,
+            &self.args,
+            &self.log,
+        )?;
         Ok(())
     }
 
@@ -155,8 +188,7 @@ impl Operator {
     /// same settings: what a restart of the operator looks like.
     pub async fn restart(&mut self) -> Result<(), Error> {
         self.stop().await;
-        self.child = spawn(&self.kubeconfig, &self.namespace, &self.args, &self.log)?;
-        Ok(())
+        self.respawn()
     }
 
     /// Stops the process and waits for it to exit.
@@ -256,22 +288,38 @@ fn without_colours(text: &str) -> String {
     out
 }
 
-fn spawn(kubeconfig: &Path, namespace: &str, args: &[String], log: &Path) -> Result<Child, Error> {
-    operator_command(kubeconfig, log)?
+fn spawn(
+    command: &[OsString],
+    kubeconfig: &Path,
+    namespace: &str,
+    args: &[String],
+    log: &Path,
+) -> Result<Child, Error> {
+    let mut command = operator_command(command, kubeconfig, log)?;
+    command
         .arg(format!("--namespace={namespace}"))
         .args(quiet_defaults(args))
-        .args(args)
-        .spawn()
-        .map_err(|e| Error::io(operator_binary(), e))
+        .args(args);
+    let program = PathBuf::from(command.as_std().get_program());
+    command.spawn().map_err(|e| Error::io(program, e))
 }
 
-/// The operator binary as the user of `kubeconfig`, its output appended to
-/// `log`, killed with its [`Child`]; the caller adds flags and spawns it.
-pub(crate) fn operator_command(kubeconfig: &Path, log: &Path) -> Result<Command, Error> {
-    let binary = operator_binary();
+/// `command` (the operator binary, or a program and its leading arguments
+/// such as qemu-user and a binary of another CPU) as the user of
+/// `kubeconfig`, its output appended to `log`, killed with its [`Child`]; the
+/// caller adds flags and spawns it.
+pub(crate) fn operator_command(
+    command: &[OsString],
+    kubeconfig: &Path,
+    log: &Path,
+) -> Result<Command, Error> {
+    let (program, leading) = command
+        .split_first()
+        .ok_or_else(|| Error::Check("no operator command".into()))?;
+    let binary = Path::new(program);
     if !binary.exists() {
         return Err(Error::io(
-            &binary,
+            binary,
             std::io::Error::new(
                 std::io::ErrorKind::NotFound,
                 "operator binary not built: run `cargo build -p trussium-operator`",
@@ -284,8 +332,9 @@ pub(crate) fn operator_command(kubeconfig: &Path, log: &Path) -> Result<Command,
         .open(log)
         .map_err(|e| Error::io(log, e))?;
     let err = out.try_clone().map_err(|e| Error::io(log, e))?;
-    let mut command = Command::new(&binary);
+    let mut command = Command::new(binary);
     command
+        .args(leading)
         .env("KUBECONFIG", kubeconfig)
         // Debug for the controller: a line per reconcile, the only trace of
         // one that sends no request.

@@ -4,21 +4,27 @@
 //! also cut at the next request the client sends (watches already open
 //! deliver until then), and heal: connections opened afterwards pass again,
 //! while the ones caught by the cut stay frozen for good.
+//!
+//! Or it closes every open connection at once and goes on relaying new ones,
+//! as a load balancer or a restarting API server drops them (the soak).
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
 
 use kube::config::Kubeconfig;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::task::AbortHandle;
 
 use crate::BoxError;
 
 pub struct Relay {
     pub address: SocketAddr,
     cut: Arc<Cut>,
+    /// The connections relayed now.
+    open: Arc<Mutex<Vec<AbortHandle>>>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -50,12 +56,14 @@ impl Relay {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let address = listener.local_addr()?;
         let cut = Arc::new(Cut::default());
+        let open: Arc<Mutex<Vec<AbortHandle>>> = Arc::default();
         let task = tokio::spawn({
             let cut = cut.clone();
+            let open = open.clone();
             async move {
                 while let Ok((client, _)) = listener.accept().await {
                     let cut = cut.clone();
-                    tokio::spawn(async move {
+                    let connection = tokio::spawn(async move {
                         if cut.is_cut() {
                             // Accepted, never answered (`client` stays open).
                             std::future::pending::<()>().await;
@@ -70,10 +78,19 @@ impl Relay {
                             pump(server_read, client_write, cut, false),
                         );
                     });
+                    if let Ok(mut open) = open.lock() {
+                        open.retain(|c| !c.is_finished());
+                        open.push(connection.abort_handle());
+                    }
                 }
             }
         });
-        Ok(Relay { address, cut, task })
+        Ok(Relay {
+            address,
+            cut,
+            open,
+            task,
+        })
     }
 
     /// From now on nothing passes, either way, on any connection.
@@ -97,6 +114,19 @@ impl Relay {
     /// frozen (as a dead connection does).
     pub fn heal(&self) {
         self.cut.0.store(FORWARDING, Ordering::SeqCst);
+    }
+
+    /// Closes every open connection (each side sees it closed); new ones
+    /// are relayed as before. Returns how many were open.
+    pub fn close_connections(&self) -> usize {
+        let Ok(mut open) = self.open.lock() else {
+            return 0;
+        };
+        let closed = open.iter().filter(|c| !c.is_finished()).count();
+        for connection in open.drain(..) {
+            connection.abort();
+        }
+        closed
     }
 
     /// A copy of `kubeconfig` whose clusters are reached through the relay.

@@ -17,7 +17,7 @@ use tokio::process::Child;
 use crate::operator::operator_command;
 use crate::{
     BoxError, OPERATOR_NAMESPACE, TestResult, http_get, kubeconfig_for_service_account, metric,
-    repo_root, service_account_username, wait_for,
+    operator_binary, repo_root, service_account_username, wait_for,
 };
 
 /// The Role of deploy/rbac that lets the operator hold its Lease.
@@ -174,7 +174,7 @@ impl Replica {
     }
 
     fn spawn(&mut self) -> TestResult {
-        let child = operator_command(&self.kubeconfig, &self.log)?
+        let child = operator_command(&[operator_binary().into()], &self.kubeconfig, &self.log)?
             .args(&self.args)
             .arg(format!("--metrics-bind-address={}", self.metrics))
             .arg(format!("--health-probe-bind-address={}", self.probes))
@@ -261,10 +261,59 @@ impl Replica {
 
     /// Resident memory of the process in KiB (VmRSS).
     pub fn rss_kib(&self) -> Option<u64> {
+        self.memory().map(|m| m.rss_kib)
+    }
+
+    /// The process's resident memory and its anonymous part, from
+    /// `/proc/<pid>/status`.
+    pub fn memory(&self) -> Option<Memory> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()?)).ok()?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        Memory::parse(&status)
+    }
+}
+
+/// Resident memory of a process, in KiB.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Memory {
+    /// All of it (VmRSS).
+    pub rss_kib: u64,
+    /// The heap, stacks and other private memory (RssAnon): what grows when
+    /// something leaks. The rest of VmRSS is mostly the executable's own
+    /// pages, read in as code runs for the first time, and bounded by its
+    /// size.
+    pub anon_kib: u64,
+}
+
+impl Memory {
+    /// From the text of `/proc/<pid>/status`.
+    pub fn parse(status: &str) -> Option<Memory> {
+        let kib = |field: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(field))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        };
+        Some(Memory {
+            rss_kib: kib("VmRSS:")?,
+            anon_kib: kib("RssAnon:")?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_from_proc_status() {
+        let status = "Name:\ttrussium-operat\nVmRSS:\t   19828 kB\nRssAnon:\t    4552 kB\nRssFile:\t   15276 kB\n";
+        assert_eq!(
+            Memory::parse(status),
+            Some(Memory {
+                rss_kib: 19828,
+                anon_kib: 4552
+            })
+        );
+        assert_eq!(Memory::parse("VmRSS:\t1 kB\n"), None);
     }
 }

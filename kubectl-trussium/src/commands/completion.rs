@@ -7,15 +7,19 @@
 //! candidate per line (`value<TAB>description`), optionally followed by a
 //! `:<cobra directive>` line. Our helper script forwards to `__complete`.
 
+use std::any::TypeId;
 use std::time::Duration;
 
-use clap::ValueEnum;
+use clap::parser::ValueSource;
+use clap::{FromArgMatches, ValueHint};
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::ListParams;
 use kube::config::Kubeconfig;
 use kube::{Api, ResourceExt};
 
-use crate::cli::{self, CompletionArgs, CompletionShell, GlobalFlags};
+use crate::cli::{
+    self, CompletionArgs, CompletionShell, ContextName, GlobalFlags, NamespaceName, RuntimeName,
+};
 use crate::client::connect;
 use crate::error::Result;
 use crate::output;
@@ -37,9 +41,6 @@ exec kubectl-trussium __complete \"$@\"
 /// Cobra shell-completion directives understood by kubectl.
 const DIRECTIVE_DEFAULT: u32 = 0;
 const DIRECTIVE_NO_FILE: u32 = 4;
-
-/// Commands whose first argument is a runtime name.
-const RUNTIME_COMMANDS: [&str; 5] = ["status", "upgrade", "rollback", "scale", "events"];
 
 /// The completion script for a shell, as committed in completions/.
 pub fn script(shell: CompletionShell) -> String {
@@ -91,10 +92,16 @@ pub struct Plan {
     pub flags: GlobalFlags,
 }
 
-/// Decides the completion of the last word from the words before it.
+/// Decides the completion of the last word from the words before it, as
+/// [`cli::command`] parses them.
 pub fn plan(words: &[String]) -> Plan {
-    let mut root = cli::command();
-    root.build();
+    plan_with(&cli::command(), words)
+}
+
+/// [`plan`] for any command line built on [`GlobalFlags`]: clap parses the
+/// words before the cursor; what to offer depends on the kind of value asked
+/// for (its type, its hint, its possible values), never on an argument's name.
+pub fn plan_with(command: &clap::Command, words: &[String]) -> Plan {
     let (prefix, before) = match words.split_last() {
         Some((last, before)) => (last.clone(), before),
         None => (String::new(), &[][..]),
@@ -106,117 +113,102 @@ pub fn plan(words: &[String]) -> Plan {
         directive: DIRECTIVE_NO_FILE,
         flags: GlobalFlags::default(),
     };
-    let mut sub: Option<clap::Command> = None;
-    let mut positionals = 0;
-    let mut pending: Option<clap::Arg> = None;
-
-    for word in before {
-        let scope = sub.as_ref().unwrap_or(&root);
-        if let Some(arg) = pending.take() {
-            record(&arg, word, &mut plan.flags);
-        } else if let Some(long) = word.strip_prefix("--") {
-            let (name, value) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v)),
-                None => (long, None),
-            };
-            if let Some(arg) = scope.get_arguments().find(|a| a.get_long() == Some(name)) {
-                match (takes_value(arg), value) {
-                    (true, Some(v)) => record(arg, v, &mut plan.flags),
-                    (true, None) => pending = Some(arg.clone()),
-                    (false, _) => record(arg, "", &mut plan.flags),
-                }
-            }
-        } else if let Some(shorts) = word.strip_prefix('-').filter(|s| !s.is_empty()) {
-            for (i, c) in shorts.char_indices() {
-                let Some(arg) = scope.get_arguments().find(|a| a.get_short() == Some(c)) else {
-                    break;
-                };
-                if takes_value(arg) {
-                    let rest = &shorts[i + c.len_utf8()..];
-                    if rest.is_empty() {
-                        pending = Some(arg.clone());
-                    } else {
-                        record(arg, rest, &mut plan.flags);
-                    }
-                    break;
-                }
-                record(arg, "", &mut plan.flags);
-            }
-        } else if sub.is_none() {
-            sub = root.find_subcommand(word).cloned();
-        } else {
-            positionals += 1;
-        }
-    }
-
-    let scope = sub.as_ref().unwrap_or(&root);
-    if let Some(arg) = pending {
-        match arg.get_id().as_str() {
-            "namespace" => plan.lookup = Some(Lookup::Namespaces),
-            "context" => plan.lookup = Some(Lookup::Contexts),
-            "kubeconfig" => plan.directive = DIRECTIVE_DEFAULT,
-            _ => plan.candidates = possible_values(&arg),
-        }
+    // Partial parsing: clap keeps what it parsed up to a word it refused,
+    // and records an option still waiting for its value without one.
+    let mut root = command.clone().ignore_errors(true);
+    root.build();
+    let parse = |root: &mut clap::Command, words: &[String]| {
+        let argv = std::iter::once("kubectl-trussium".to_string()).chain(words.iter().cloned());
+        root.try_get_matches_from_mut(argv)
+    };
+    let Ok(matches) = parse(&mut root, before) else {
+        // --help or --version before the cursor: nothing follows them.
+        return plan;
+    };
+    let subcommand = matches.subcommand_name().map(str::to_string);
+    let (scope, found) = match matches.subcommand() {
+        Some((name, sub)) => (root.find_subcommand(name).unwrap_or(&root), sub),
+        None => (&root, &matches),
+    };
+    plan.flags = GlobalFlags::from_arg_matches(found).unwrap_or_default();
+    // The word before the cursor, parsed alone in the same scope: is it an
+    // option that waits for a value (the one being typed)?
+    let pending = before.last().and_then(|last| {
+        let mut root = root.clone();
+        let alone: Vec<String> = subcommand.iter().cloned().chain([last.clone()]).collect();
+        let matches = parse(&mut root, &alone).ok()?;
+        let found = matches.subcommand().map_or(&matches, |(_, sub)| sub);
+        scope
+            .get_arguments()
+            .find(|arg| {
+                !arg.is_positional()
+                    && arg.get_action().takes_values()
+                    && found.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine)
+                    && !has_value(found, arg)
+            })
+            .cloned()
+    });
+    if let Some(arg) = &pending {
+        offer_values(arg, &mut plan);
     } else if prefix.starts_with('-') {
         plan.candidates = scope
             .get_arguments()
-            .filter(|a| !a.is_hide_set() && a.get_id() != "help" || a.get_long() == Some("help"))
+            .filter(|a| !a.is_hide_set())
             .filter_map(|a| {
                 a.get_long()
                     .map(|l| (format!("--{l}"), help_text(a.get_help())))
             })
             .collect();
-    } else {
-        match sub.as_ref().map(|s| s.get_name().to_string()) {
-            None => {
-                plan.candidates = root
-                    .get_subcommands()
-                    .filter(|s| !s.is_hide_set() && s.get_name() != "help")
-                    .map(|s| (s.get_name().to_string(), help_text(s.get_about())))
-                    .collect();
-            }
-            Some(name) if name == "completion" && positionals == 0 => {
-                plan.candidates = CompletionShell::value_variants()
-                    .iter()
-                    .filter_map(|v| v.to_possible_value())
-                    .map(|v| (v.get_name().to_string(), help_text(v.get_help())))
-                    .collect();
-            }
-            Some(name) if RUNTIME_COMMANDS.contains(&name.as_str()) && positionals == 0 => {
-                plan.lookup = Some(Lookup::Runtimes);
-            }
-            Some(_) => {}
-        }
+    } else if matches.subcommand().is_none() {
+        plan.candidates = root
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+            .map(|s| (s.get_name().to_string(), help_text(s.get_about())))
+            .collect();
+    } else if let Some(arg) = scope.get_positionals().find(|arg| !has_value(found, arg)) {
+        offer_values(arg, &mut plan);
     }
     plan.candidates
         .retain(|(value, _)| value.starts_with(&prefix));
     plan
 }
 
-fn takes_value(arg: &clap::Arg) -> bool {
-    arg.get_action().takes_values()
+/// Whether the command line gave `arg` a value.
+fn has_value(matches: &clap::ArgMatches, arg: &clap::Arg) -> bool {
+    matches
+        .try_get_raw(arg.get_id().as_str())
+        .ok()
+        .flatten()
+        .is_some_and(|mut values| values.next().is_some())
 }
 
-fn possible_values(arg: &clap::Arg) -> Vec<(String, String)> {
-    arg.get_possible_values()
-        .iter()
-        .filter(|v| !v.is_hide_set())
-        .map(|v| (v.get_name().to_string(), help_text(v.get_help())))
-        .collect()
+/// What a value of `arg` can be: names looked up by their type, files by the
+/// hint, else the possible values (none for free text).
+fn offer_values(arg: &clap::Arg, plan: &mut Plan) {
+    let kind = arg.get_value_parser().type_id();
+    if kind == TypeId::of::<RuntimeName>() {
+        plan.lookup = Some(Lookup::Runtimes);
+    } else if kind == TypeId::of::<NamespaceName>() {
+        plan.lookup = Some(Lookup::Namespaces);
+    } else if kind == TypeId::of::<ContextName>() {
+        plan.lookup = Some(Lookup::Contexts);
+    } else if matches!(
+        arg.get_value_hint(),
+        ValueHint::AnyPath | ValueHint::FilePath | ValueHint::DirPath
+    ) {
+        plan.directive = DIRECTIVE_DEFAULT;
+    } else {
+        plan.candidates = arg
+            .get_possible_values()
+            .iter()
+            .filter(|v| !v.is_hide_set())
+            .map(|v| (v.get_name().to_string(), help_text(v.get_help())))
+            .collect();
+    }
 }
 
 fn help_text(help: Option<&clap::builder::StyledStr>) -> String {
     help.map(|h| h.to_string()).unwrap_or_default()
-}
-
-fn record(arg: &clap::Arg, value: &str, flags: &mut GlobalFlags) {
-    match arg.get_id().as_str() {
-        "kubeconfig" => flags.kubeconfig = Some(value.into()),
-        "context" => flags.context = Some(value.to_string()),
-        "namespace" => flags.namespace = Some(value.to_string()),
-        "all_namespaces" => flags.all_namespaces = true,
-        _ => {}
-    }
 }
 
 /// Answers kubectl: candidates, one per line, then the directive.
@@ -333,8 +325,12 @@ mod tests {
                 "status",
                 "upgrade",
                 "rollback",
+                "history",
                 "scale",
                 "events",
+                "check",
+                "install",
+                "uninstall",
                 "completion",
                 "version"
             ]
@@ -342,7 +338,20 @@ mod tests {
         assert_eq!(p.directive, DIRECTIVE_NO_FILE);
         assert!(p.candidates[0].1.starts_with("Show one runtime"));
         assert_eq!(values(&plan(&words(&["s"]))), ["status", "scale"]);
-        assert_eq!(values(&plan(&words(&[]))).len(), 7);
+        assert_eq!(values(&plan(&words(&[]))).len(), 11);
+        // The new commands complete like the old: by the kind of value.
+        assert_eq!(
+            plan(&words(&["history", ""])).lookup,
+            Some(Lookup::Runtimes)
+        );
+        assert_eq!(
+            plan(&words(&["install", "--watch-namespace", "t"])).lookup,
+            Some(Lookup::Namespaces)
+        );
+        assert_eq!(
+            values(&plan(&words(&["install", "--dry-run", ""]))),
+            ["client", "server"]
+        );
     }
 
     #[test]
@@ -414,6 +423,67 @@ mod tests {
             values(&plan(&words(&["completion", ""]))),
             ["bash", "zsh", "fish", "powershell", "kubectl"]
         );
+    }
+
+    #[test]
+    fn values_after_flags_that_take_none_and_after_a_refused_value() {
+        // --wait takes no value: the next word is a flag or nothing.
+        let p = plan(&words(&["upgrade", "rt", "--wait", "--ti"]));
+        assert_eq!(values(&p), ["--timeout"]);
+        // After a value clap refused, the next word is not that option's.
+        let p = plan(&words(&["--color", "x", "a"]));
+        assert!(p.candidates.is_empty() && p.lookup.is_none(), "{p:?}");
+        assert_eq!(values(&plan(&words(&["--color", "x", "st"]))), ["status"]);
+        let p = plan(&words(&["status", "--", ""]));
+        assert_eq!(p.lookup, Some(Lookup::Runtimes));
+        // Nothing after --help.
+        assert!(plan(&words(&["--help", ""])).candidates.is_empty());
+    }
+
+    /// Completion knows values by their type, not by the names of the
+    /// fields that hold them: a command line whose fields are all named
+    /// otherwise completes the same.
+    #[test]
+    fn renamed_fields_complete_the_same() {
+        use clap::{CommandFactory, Parser, Subcommand};
+
+        #[derive(Parser)]
+        struct Renamed {
+            #[command(flatten)]
+            global: GlobalFlags,
+            #[command(subcommand)]
+            command: RenamedCommand,
+        }
+        #[derive(Subcommand)]
+        enum RenamedCommand {
+            Inspect {
+                runtime_to_inspect: Option<RuntimeName>,
+                #[arg(long)]
+                scope: Option<NamespaceName>,
+                #[arg(long)]
+                cluster: Option<ContextName>,
+                #[arg(long, value_enum)]
+                printed_as: Option<crate::output::OutputFormat>,
+            },
+        }
+        let cmd = Renamed::command();
+        let renamed = |w: &[&str]| plan_with(&cmd, &words(w));
+        assert_eq!(renamed(&["inspect", ""]).lookup, Some(Lookup::Runtimes));
+        assert_eq!(
+            renamed(&["inspect", "--scope", ""]).lookup,
+            Some(Lookup::Namespaces)
+        );
+        assert_eq!(
+            renamed(&["inspect", "--cluster", ""]).lookup,
+            Some(Lookup::Contexts)
+        );
+        assert_eq!(
+            values(&renamed(&["inspect", "--printed-as", ""])),
+            ["json", "yaml"]
+        );
+        let p = renamed(&["-n", "ai", "inspect", "x", "--scope", "s"]);
+        assert_eq!(p.flags.namespace.as_deref(), Some("ai"));
+        assert_eq!(p.lookup, Some(Lookup::Namespaces));
     }
 
     #[test]

@@ -1,10 +1,14 @@
 //! One file per command.
 
+pub mod check;
 pub mod completion;
 pub mod events;
+pub mod history;
+pub mod install;
 pub mod rollback;
 pub mod scale;
 pub mod status;
+pub mod uninstall;
 pub mod upgrade;
 pub mod version;
 
@@ -16,29 +20,39 @@ use crate::output::Palette;
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Result<()> {
     let palette = Palette::for_stdout(cli.global.color);
-    match &cli.command {
-        Command::Completion(args) => return completion::run(args),
-        Command::Version => return version::run(),
-        _ => {}
-    }
-    let named = match &cli.command {
+    // Commands that name a runtime, or that act on one namespace.
+    let one_namespace = match &cli.command {
         Command::Status(a) => a.name.is_some(),
-        Command::Upgrade(_) | Command::Rollback(_) | Command::Scale(_) | Command::Events(_) => true,
+        Command::Upgrade(_)
+        | Command::Rollback(_)
+        | Command::History(_)
+        | Command::Scale(_)
+        | Command::Events(_)
+        | Command::Check(_)
+        | Command::Install(_)
+        | Command::Uninstall(_) => true,
         Command::Completion(_) | Command::Version => false,
     };
-    if named && cli.global.all_namespaces {
+    if one_namespace && cli.global.all_namespaces {
         return Err(Error::Usage(
-            "a runtime cannot be named across all namespaces: drop -A and use -n NAMESPACE"
+            "-A does not go with a runtime's name, check, install or uninstall: drop it and use -n NAMESPACE"
                 .to_string(),
         ));
     }
-    let target = connect(&cli.global).await?;
+    // check, install and uninstall connect themselves: install may print
+    // without a cluster, and check reports a cluster it cannot reach as one
+    // of its findings.
+    let global = &cli.global;
     match &cli.command {
-        Command::Status(args) => status::run(&target, args, palette).await,
-        Command::Upgrade(args) => upgrade::run(&target, args, palette).await,
-        Command::Rollback(args) => rollback::run(&target, args, palette).await,
-        Command::Scale(args) => scale::run(&target, args, palette).await,
-        Command::Events(args) => events::run(&target, args, palette).await,
+        Command::Status(args) => status::run(&connect(global).await?, args, palette).await,
+        Command::Upgrade(args) => upgrade::run(&connect(global).await?, args, palette).await,
+        Command::Rollback(args) => rollback::run(&connect(global).await?, args, palette).await,
+        Command::History(args) => history::run(&connect(global).await?, args, palette).await,
+        Command::Scale(args) => scale::run(&connect(global).await?, args, palette).await,
+        Command::Events(args) => events::run(&connect(global).await?, args, palette).await,
+        Command::Check(args) => check::run(global, args, palette).await,
+        Command::Install(args) => install::run(global, args, palette).await,
+        Command::Uninstall(args) => uninstall::run(global, args, palette).await,
         Command::Completion(args) => completion::run(args),
         Command::Version => version::run(),
     }

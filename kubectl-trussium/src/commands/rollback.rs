@@ -1,36 +1,56 @@
-//! `kubectl trussium rollback NAME [--wait [--timeout D]]`: sets spec.image
-//! back to status.lastSuccessfulImage, then optionally follows the rollout
-//! like `upgrade --wait`.
+//! `kubectl trussium rollback NAME [--to-image I | --to-revision N] [--wait
+//! [--timeout D]]`: sets spec.image to an earlier image the runtime ran (see
+//! [`crate::history::rollback_target`]), then optionally follows the rollout
+//! like `upgrade --wait`. Only the runtime's spec changes, never its
+//! Deployment (the operator owns that).
 
 use kube::api::{Patch, PatchParams};
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
-use trussium_api::image::version_of;
+use trussium_api::image::{split_reference, version_of};
 
 use crate::cli::RollbackArgs;
 use crate::client::Target;
-use crate::error::{Error, Refusal, Result};
+use crate::error::{Error, Result};
+use crate::history::{self, Choice};
 use crate::output::{self, Palette};
 use crate::rollout::{self, Action};
 
 pub async fn run(target: &Target, args: &RollbackArgs, palette: Palette) -> Result<()> {
     let name = &args.name;
     let rt = target.get_runtime(name).await?;
-    let (image, patch) = plan(&rt).map_err(|refusal| Error::RollbackRefused {
-        name: name.clone(),
-        namespace: target.namespace.clone(),
-        refusal,
-    })?;
+    let choice = match (&args.to_image, args.to_revision) {
+        (Some(image), _) => Choice::Image(image.clone()),
+        (None, Some(revision)) => Choice::Revision(revision),
+        (None, None) => Choice::Previous,
+    };
+    let revisions = history::read(target, &rt).await?;
+    let (image, revision) =
+        history::rollback_target(&rt, &revisions, &choice).map_err(|refusal| {
+            Error::RollbackRefused {
+                name: name.to_string(),
+                namespace: target.namespace.clone(),
+                refusal,
+            }
+        })?;
     // The patch carries the resourceVersion we planned from: if the runtime
     // changed meanwhile, the API server refuses (409) and nothing changes.
     let patched = target
         .runtimes()
-        .patch(name, &PatchParams::default(), &Patch::Merge(patch))
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(image_patch(&rt, &image)),
+        )
         .await
         .map_err(|e| target.fail(target.runtime_request("patch", name), e))?;
     let generation = patched.metadata.generation.unwrap_or_default();
+    let whence = match revision {
+        Some(revision) => format!("rollback to revision {revision}"),
+        None => "rollback to the last successful image".to_string(),
+    };
     output::println(&format!(
-        "{name}: image {} → {} (rollback to the last successful image, generation {generation})",
+        "{name}: image {} → {} ({whence}, generation {generation})",
         rt.spec.image.version(),
         palette.bold(&version_of(&image))
     ))?;
@@ -54,43 +74,14 @@ pub async fn run(target: &Target, args: &RollbackArgs, palette: Palette) -> Resu
     .await
 }
 
-/// The image to go back to and the merge patch that does it, or why not.
-pub fn plan(rt: &TrussiumRuntime) -> Result<(String, Value), Refusal> {
-    if rt.metadata.deletion_timestamp.is_some() {
-        return Err(Refusal::BeingDeleted);
-    }
-    let last = rt
-        .status
-        .as_ref()
-        .and_then(|s| s.last_successful_image.clone())
-        .filter(|i| !i.is_empty())
-        .ok_or(Refusal::NoLastSuccessfulImage)?;
-    if last == rt.spec.image.reference() {
-        return Err(Refusal::AlreadyDesired(last));
-    }
-    let (repository, tag, digest) = split_reference(&last);
-    let patch = json!({
+/// The merge patch that sets spec.image to `image` (a tag removes the
+/// digest and the other way round), if the runtime is still as read.
+pub fn image_patch(rt: &TrussiumRuntime, image: &str) -> Value {
+    let (repository, tag, digest) = split_reference(image);
+    json!({
         "metadata": {"resourceVersion": rt.metadata.resource_version},
         "spec": {"image": {"repository": repository, "tag": tag, "digest": digest}},
-    });
-    Ok((last, patch))
-}
-
-/// `repo:tag` → (repo, tag, -); `repo@sha256:…` → (repo, -, digest); a
-/// registry port (`host:5000/repo`) is not a tag.
-fn split_reference(reference: &str) -> (&str, Option<&str>, Option<&str>) {
-    if let Some((repository, digest)) = reference.split_once('@') {
-        return (repository, None, Some(digest));
-    }
-    let name_start = reference.rfind('/').map_or(0, |i| i + 1);
-    match reference[name_start..].rfind(':') {
-        Some(i) => (
-            &reference[..name_start + i],
-            Some(&reference[name_start + i + 1..]),
-            None,
-        ),
-        None => (reference, None, None),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -101,31 +92,10 @@ mod tests {
     const DIGEST: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
     #[test]
-    fn splits_tags_digests_and_registry_ports() {
-        assert_eq!(
-            split_reference("ghcr.io/trussiumhq/trussium:v1.22.0"),
-            ("ghcr.io/trussiumhq/trussium", Some("v1.22.0"), None)
-        );
-        assert_eq!(
-            split_reference(&format!("localhost:5000/t@{DIGEST}")),
-            ("localhost:5000/t", None, Some(DIGEST))
-        );
-        assert_eq!(
-            split_reference("localhost:5000/t:v1"),
-            ("localhost:5000/t", Some("v1"), None)
-        );
-        assert_eq!(
-            split_reference("localhost:5000/t"),
-            ("localhost:5000/t", None, None)
-        );
-    }
-
-    #[test]
-    fn goes_back_to_the_last_successful_image_if_the_object_is_unchanged() {
+    fn sets_the_image_if_the_object_is_unchanged() {
         let mut rt = runtime(UPGRADING);
         rt.metadata.resource_version = Some("42".into());
-        let (image, patch) = plan(&rt).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(image, "ghcr.io/trussiumhq/trussium:v1.22.0");
+        let patch = image_patch(&rt, "ghcr.io/trussiumhq/trussium:v1.22.0");
         assert_eq!(
             patch,
             json!({
@@ -134,35 +104,8 @@ mod tests {
             })
         );
         // Back to a digest: the tag goes.
-        if let Some(s) = rt.status.as_mut() {
-            s.last_successful_image = Some(format!("ghcr.io/trussiumhq/trussium@{DIGEST}"));
-        }
-        let (_, patch) = plan(&rt).unwrap_or_else(|e| panic!("{e}"));
+        let patch = image_patch(&rt, &format!("ghcr.io/trussiumhq/trussium@{DIGEST}"));
         assert_eq!(patch["spec"]["image"]["tag"], Value::Null);
         assert_eq!(patch["spec"]["image"]["digest"], DIGEST);
-    }
-
-    #[test]
-    fn refusals() {
-        let mut rt = runtime(UPGRADING);
-        if let Some(s) = rt.status.as_mut() {
-            s.last_successful_image = Some("ghcr.io/trussiumhq/trussium:v1.23.0".into());
-        }
-        assert_eq!(
-            plan(&rt).err(),
-            Some(Refusal::AlreadyDesired(
-                "ghcr.io/trussiumhq/trussium:v1.23.0".into()
-            ))
-        );
-        if let Some(s) = rt.status.as_mut() {
-            s.last_successful_image = None;
-        }
-        assert_eq!(plan(&rt).err(), Some(Refusal::NoLastSuccessfulImage));
-        rt.status = None;
-        assert_eq!(plan(&rt).err(), Some(Refusal::NoLastSuccessfulImage));
-        rt.metadata.deletion_timestamp = Some(
-            k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(crate::fixtures::at(0)),
-        );
-        assert_eq!(plan(&rt).err(), Some(Refusal::BeingDeleted));
     }
 }

@@ -51,7 +51,7 @@ pub async fn run(target: &Target, args: &ScaleArgs, palette: Palette) -> Result<
     let message = match plan(&rt, n, args.force) {
         Plan::Refuse { min, max } => {
             return Err(Error::AutoscalingOwnsReplicas {
-                name: name.clone(),
+                name: name.to_string(),
                 namespace: target.namespace.clone(),
                 min,
                 max,

@@ -9,6 +9,7 @@ use super::cache::Caches;
 use super::pacing::StatusWrites;
 use super::publish::Reporter;
 use super::refusals::Refusals;
+use super::terminating::Terminating;
 use super::unsure::Unsure;
 use crate::backoff::Backoff;
 use crate::config::OperatorConfig;
@@ -33,6 +34,8 @@ pub struct Context {
     pub refusals: Refusals,
     /// Runtimes whose last status write had no answer.
     pub unsure: Unsure,
+    /// Runtimes let go because their namespace is being deleted.
+    pub terminating: Terminating,
 }
 
 impl Context {
@@ -55,6 +58,7 @@ impl Context {
             backoff: Mutex::new(Backoff::default()),
             refusals: Refusals::default(),
             unsure: Unsure::default(),
+            terminating: Terminating::default(),
         }
     }
 }

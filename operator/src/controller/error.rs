@@ -12,8 +12,8 @@ pub enum Error {
     ReadRuntime(#[source] kube::Error),
     #[error("applying: no answer from the API server: {0}")]
     Unanswered(#[source] kube::Error),
-    #[error("applying: refused (retrying before reporting it): {0}")]
-    RefusedOnce(String),
+    #[error("applying: {0} (retrying before reporting it)")]
+    FailedOnce(String),
     #[error("publishing Event {reason}: {source}")]
     Publish {
         reason: Reason,
@@ -26,6 +26,25 @@ pub enum Error {
     Deadline(std::time::Duration),
     #[error("the watches stopped: shutting down")]
     Stopping,
+}
+
+impl Error {
+    /// Whether the API server refused the request because the runtime's
+    /// namespace is being deleted (see [`super::terminating`]).
+    pub fn refused_for_namespace_deletion(&self) -> bool {
+        match self {
+            Error::WriteStatus(source)
+            | Error::ReadRuntime(source)
+            | Error::Publish { source, .. } => {
+                super::terminating::refused_for_namespace_deletion(source)
+            }
+            Error::Unanswered(_)
+            | Error::FailedOnce(_)
+            | Error::NoNamespace
+            | Error::Deadline(_)
+            | Error::Stopping => false,
+        }
+    }
 }
 
 /// A one-line, human message for a Kubernetes client error: the API server's

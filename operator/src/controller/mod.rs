@@ -12,6 +12,7 @@ mod publish;
 mod reconcile;
 mod refusals;
 mod report;
+mod terminating;
 mod unsure;
 
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -15,7 +15,9 @@ use trussium_api::TrussiumRuntime;
 use super::apply::{ensure, remove};
 use super::context::Context;
 use super::error::{Error, one_line};
+use super::refusals::retried_before_reporting;
 use super::report::report;
+use super::terminating::{Known, refused_for_namespace_deletion};
 use super::{RETRY, lock};
 use crate::references::{ReferenceCheck, check_references, referenced_secrets};
 use crate::resources::{BuildContext, DesiredResources, build};
@@ -67,6 +69,11 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     if rt.metadata.deletion_timestamp.is_some() {
         return Ok(Action::await_change());
     }
+    // Its namespace is being deleted: the same, and nothing it would write
+    // could be created there (see `terminating`).
+    if ctx.terminating.holds(&rt.uid().unwrap_or_default()) {
+        return Ok(Action::await_change());
+    }
 
     let references = check_secrets(&ctx, &rt, &namespace).await;
     let observed = caches.deployments.get(&namespace, &name);
@@ -92,13 +99,20 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
                     Err(err) if !matches!(err, kube::Error::Api(_)) => {
                         return Err(Error::Unanswered(err));
                     }
-                    // Refused: reported if the retry is refused too (see
-                    // `refusals`: a restarted API server refuses everything
-                    // for a moment).
+                    Err(err) if refused_for_namespace_deletion(&err) => {
+                        return Ok(let_go(&ctx, &rt));
+                    }
+                    // Refused, or the server failed: reported once that has
+                    // lasted until the retry (see `refusals`: a restarted
+                    // API server refuses and fails for a moment).
                     Err(kube::Error::Api(status))
-                        if status.is_forbidden() && ctx.refusals.first(&namespace, &name) =>
+                        if retried_before_reporting(status.code)
+                            && !ctx.refusals.lasted(&namespace, &name) =>
                     {
-                        return Err(Error::RefusedOnce(status.message));
+                        return Err(Error::FailedOnce(format!(
+                            "{} ({})",
+                            status.message, status.code
+                        )));
                     }
                     Err(err) => {
                         let message = one_line(&err);
@@ -115,7 +129,7 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     };
 
     let runtimes: Api<TrussiumRuntime> = Api::namespaced(ctx.client.clone(), &namespace);
-    let reported = report(
+    let reported = match report(
         &ctx,
         &runtimes,
         &rt,
@@ -123,7 +137,12 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
         &references,
         outcome.error(),
     )
-    .await?;
+    .await
+    {
+        Ok(reported) => reported,
+        Err(err) if err.refused_for_namespace_deletion() => return Ok(let_go(&ctx, &rt)),
+        Err(err) => return Err(err),
+    };
     if let Some(learned) = reported.learned {
         caches.runtimes.remember(learned);
     }
@@ -138,6 +157,33 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
         .flatten()
         .fold(next, Duration::min);
     Ok(Action::requeue(next))
+}
+
+/// A write for `rt` was refused because its namespace is being deleted: lets
+/// go of every runtime of that namespace (see `terminating`), without a
+/// retry. Said once per namespace, as information: nothing is wrong.
+fn let_go(ctx: &Context, rt: &TrussiumRuntime) -> Action {
+    let namespace = rt.namespace().unwrap_or_default();
+    let uid = rt.uid().unwrap_or_default();
+    let cached = ctx.caches.runtimes.store().state();
+    let newly = ctx.terminating.let_go(
+        Known {
+            namespace: &namespace,
+            uid: &uid,
+        },
+        cached.iter().map(|rt| Known {
+            namespace: rt.metadata.namespace.as_deref().unwrap_or_default(),
+            uid: rt.metadata.uid.as_deref().unwrap_or_default(),
+        }),
+    );
+    if newly > 0 {
+        tracing::info!(
+            %namespace,
+            runtimes = newly,
+            "the namespace is being deleted: letting its runtimes go"
+        );
+    }
+    Action::await_change()
 }
 
 /// Checks the runtime's Secret references against the Secret cache. A Secret

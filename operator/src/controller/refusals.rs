@@ -1,49 +1,78 @@
-//! Whether a 403 on applying is worth reporting yet.
+//! Whether a refusal or a server failure on applying is worth reporting yet.
 //!
-//! The API server's authorizer serves RBAC from an informer, and for a moment
-//! after it starts it refuses everything. A runtime must not turn Degraded,
-//! with a Warning, because the API server restarted: a refusal is reported
-//! when the retry ([`super::RETRY`] later) is refused too. A real missing
-//! permission is then reported one retry late.
+//! A restarted API server answers wrongly for a moment while its informers
+//! fill: its authorizer refuses everything (403) until it has read RBAC, and
+//! its Service IP allocator fails every new Service ("failed to allocate a
+//! serviceIP: range is full", 500) until it has read the Service CIDRs. A
+//! runtime must not turn Degraded, with a Warning, because the API server
+//! restarted: such an answer is reported once it has lasted [`GRACE`], that
+//! is when the retry ([`super::RETRY`] later) gets one too. A reconcile that
+//! something else triggers sooner (the watch event of an object the same
+//! reconcile created, say) does not count as that retry. A real missing
+//! permission or a broken admission webhook is reported one retry late.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// How long a first refusal is remembered: longer than the retry, so the
-/// second refusal finds it.
+use super::RETRY;
+
+/// Whether an answer with this HTTP status code to an apply is retried once
+/// before it is reported: a refusal (403) or a failure of the server itself
+/// (429 and 5xx). Anything else (a conflict, an invalid object) says
+/// something about the object, and is reported at once.
+pub fn retried_before_reporting(code: u16) -> bool {
+    code == 403 || code == 429 || code >= 500
+}
+
+/// How long such answers must last before they are reported: a little less
+/// than the retry interval, so that the scheduled retry reports them.
+pub const GRACE: Duration = RETRY.saturating_sub(Duration::from_secs(1));
+
+/// How long a runtime's answers are remembered after the last one: longer
+/// than the retry, so that the retry finds the first.
 const REMEMBERED: Duration = Duration::from_secs(60);
 
-/// The runtimes whose last apply was refused once, by namespace and name.
+/// When the current run of such answers began and when the last came.
+#[derive(Clone, Copy)]
+struct Run {
+    began: Instant,
+    last: Instant,
+}
+
+/// The runtimes whose applies are being refused or failed, by namespace and
+/// name.
 #[derive(Default)]
 pub struct Refusals {
-    first: Mutex<HashMap<(String, String), Instant>>,
+    runs: Mutex<HashMap<(String, String), Run>>,
 }
 
 impl Refusals {
-    /// Records a refusal of `namespace/name` now; `true` when it is the first
-    /// lately (retry before reporting it).
-    pub fn first(&self, namespace: &str, name: &str) -> bool {
-        self.first_at(namespace, name, Instant::now())
+    /// Records such an answer for `namespace/name` now; `true` once they
+    /// have lasted [`GRACE`] (report it), `false` before (retry first).
+    pub fn lasted(&self, namespace: &str, name: &str) -> bool {
+        self.lasted_at(namespace, name, Instant::now())
     }
 
     /// Forgets `namespace/name` (its apply went through).
     pub fn clear(&self, namespace: &str, name: &str) {
-        let mut first = super::lock(&self.first);
-        if !first.is_empty() {
-            first.remove(&(namespace.to_string(), name.to_string()));
+        let mut runs = super::lock(&self.runs);
+        if !runs.is_empty() {
+            runs.remove(&(namespace.to_string(), name.to_string()));
         }
     }
 
-    fn first_at(&self, namespace: &str, name: &str, now: Instant) -> bool {
-        let mut first = super::lock(&self.first);
-        first.retain(|_, at| now.saturating_duration_since(*at) < REMEMBERED);
-        let key = (namespace.to_string(), name.to_string());
-        if first.contains_key(&key) {
-            return false;
-        }
-        first.insert(key, now);
-        true
+    fn lasted_at(&self, namespace: &str, name: &str, now: Instant) -> bool {
+        let mut runs = super::lock(&self.runs);
+        runs.retain(|_, run| now.saturating_duration_since(run.last) < REMEMBERED);
+        let run = runs
+            .entry((namespace.to_string(), name.to_string()))
+            .or_insert(Run {
+                began: now,
+                last: now,
+            });
+        run.last = now;
+        now.saturating_duration_since(run.began) >= GRACE
     }
 }
 
@@ -52,23 +81,52 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_refusal_is_reported_when_the_retry_is_refused_too() {
+    fn reported_once_they_have_lasted_the_grace() {
         let refusals = Refusals::default();
         let now = Instant::now();
-        assert!(refusals.first_at("ns", "a", now));
-        assert!(!refusals.first_at("ns", "a", now + Duration::from_secs(10)));
+        assert!(!refusals.lasted_at("ns", "a", now));
+        // A reconcile triggered a moment later is not the retry.
+        assert!(!refusals.lasted_at("ns", "a", now + Duration::from_millis(60)));
+        assert!(!refusals.lasted_at("ns", "a", now + GRACE - Duration::from_millis(1)));
+        // The scheduled retry is.
+        assert!(refusals.lasted_at("ns", "a", now + RETRY));
+        assert!(GRACE < RETRY);
         // Others are counted on their own.
-        assert!(refusals.first_at("ns", "b", now));
-        assert!(refusals.first_at("other", "a", now));
+        assert!(!refusals.lasted_at("ns", "b", now + RETRY));
+        assert!(!refusals.lasted_at("other", "a", now + RETRY));
     }
 
     #[test]
-    fn a_refusal_long_ago_or_cleared_counts_as_first_again() {
+    fn a_run_that_goes_on_stays_reported() {
         let refusals = Refusals::default();
         let now = Instant::now();
-        assert!(refusals.first_at("ns", "a", now));
-        assert!(refusals.first_at("ns", "a", now + REMEMBERED));
+        assert!(!refusals.lasted_at("ns", "a", now));
+        for retry in 1..20 {
+            assert!(
+                refusals.lasted_at("ns", "a", now + RETRY * retry),
+                "{retry}"
+            );
+        }
+    }
+
+    #[test]
+    fn refusals_and_server_failures_are_retried_first_the_rest_reported() {
+        for code in [403, 429, 500, 502, 503, 504] {
+            assert!(retried_before_reporting(code), "{code}");
+        }
+        for code in [400, 401, 404, 409, 410, 422, 428] {
+            assert!(!retried_before_reporting(code), "{code}");
+        }
+    }
+
+    #[test]
+    fn a_run_long_ago_or_cleared_starts_over() {
+        let refusals = Refusals::default();
+        let now = Instant::now();
+        assert!(!refusals.lasted_at("ns", "a", now));
+        assert!(!refusals.lasted_at("ns", "a", now + REMEMBERED));
+        assert!(refusals.lasted_at("ns", "a", now + REMEMBERED + RETRY));
         refusals.clear("ns", "a");
-        assert!(refusals.first_at("ns", "a", now + REMEMBERED));
+        assert!(!refusals.lasted_at("ns", "a", now + REMEMBERED + RETRY));
     }
 }

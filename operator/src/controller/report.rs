@@ -153,6 +153,15 @@ pub async fn report(
                 again_in: Some(STALE_RETRY),
             })
         }
+        // Deleted meanwhile (with its namespace, say): its deletion reaches
+        // the controller, and there is nothing left to report on.
+        Err(kube::Error::Api(status)) if status.is_not_found() => {
+            ctx.unsure.clear(&namespace, &name);
+            Ok(Reported {
+                learned: None,
+                again_in: None,
+            })
+        }
         Err(err) => {
             // No answer: it may have been written all the same.
             if !matches!(err, kube::Error::Api(_)) {

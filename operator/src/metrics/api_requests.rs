@@ -1,7 +1,7 @@
-//! `trussium_api_requests_total{kind,verb}`: a tower layer on the kube Client
-//! counts every request it sends, so "no requests when nothing changed" is
-//! visible in production. It also tells the probes whether the API server
-//! answers.
+//! `trussium_api_requests_total{kind,verb,code}`: a tower layer on the kube
+//! Client counts every request it sends, by the answer's HTTP status code, so
+//! "no requests when nothing changed" and "requests failing" are visible in
+//! production. It also tells the probes whether the API server answers.
 
 use std::task::{Context, Poll};
 
@@ -9,7 +9,7 @@ use futures::future::BoxFuture;
 use http::{Method, Request, Uri};
 use tower::{Layer, Service};
 
-use super::Metrics;
+use super::{Metrics, NO_ANSWER};
 use crate::health::Health;
 
 /// The resource (`deployments`, `trussiumruntimes/status`) and the
@@ -92,9 +92,29 @@ pub struct ApiRequests<S> {
     health: Health,
 }
 
-impl<S, B> Service<Request<B>> for ApiRequests<S>
+/// Counts one request when it is answered, or as [`NO_ANSWER`] when it ends
+/// without an answer: an error, or dropped by whoever waited (a deadline).
+struct Pending {
+    metrics: Metrics,
+    kind: String,
+    verb: String,
+    code: Option<String>,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        let code = self.code.take().unwrap_or_else(|| NO_ANSWER.into());
+        self.metrics.api_request(
+            std::mem::take(&mut self.kind),
+            std::mem::take(&mut self.verb),
+            code,
+        );
+    }
+}
+
+impl<S, B, R> Service<Request<B>> for ApiRequests<S>
 where
-    S: Service<Request<B>>,
+    S: Service<Request<B>, Response = http::Response<R>>,
     S::Future: Send + 'static,
 {
     type Response = S::Response;
@@ -107,13 +127,22 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let (kind, verb) = request_kind_and_verb(request.method(), request.uri());
-        self.metrics.api_request(kind, verb);
+        let mut pending = Pending {
+            metrics: self.metrics.clone(),
+            kind,
+            verb,
+            code: None,
+        };
         let health = self.health.clone();
         let response = self.inner.call(request);
         Box::pin(async move {
             let response = response.await;
             // Any HTTP answer (even 403) means the server is reachable.
             health.set_api_reachable(response.is_ok());
+            if let Ok(answer) = &response {
+                pending.code = Some(answer.status().as_u16().to_string());
+            }
+            drop(pending);
             response
         })
     }
@@ -121,7 +150,80 @@ where
 
 #[cfg(test)]
 mod tests {
+    use std::future::Future;
+
     use super::*;
+
+    /// A stand-in for the API server: answers `status`, fails, or never answers.
+    #[derive(Clone)]
+    enum Server {
+        Answers(u16),
+        Fails,
+        Hangs,
+    }
+
+    impl Service<Request<()>> for Server {
+        type Response = http::Response<()>;
+        type Error = &'static str;
+        type Future = BoxFuture<'static, Result<http::Response<()>, &'static str>>;
+
+        fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, _: Request<()>) -> Self::Future {
+            let server = self.clone();
+            Box::pin(async move {
+                match server {
+                    Server::Answers(code) => http::Response::builder()
+                        .status(code)
+                        .body(())
+                        .map_err(|_| "bad status"),
+                    Server::Fails => Err("connection refused"),
+                    Server::Hangs => std::future::pending().await,
+                }
+            })
+        }
+    }
+
+    fn get_secret() -> Request<()> {
+        match Request::get("/api/v1/namespaces/a/secrets/s").body(()) {
+            Ok(request) => request,
+            Err(err) => panic!("test request: {err}"),
+        }
+    }
+
+    /// Polls a future that is known to finish at once.
+    fn now<F: Future>(future: F) -> F::Output {
+        let waker = std::task::Waker::noop();
+        let mut cx = Context::from_waker(waker);
+        let mut future = std::pin::pin!(future);
+        match future.as_mut().poll(&mut cx) {
+            Poll::Ready(output) => output,
+            Poll::Pending => panic!("the test server answers at once"),
+        }
+    }
+
+    #[test]
+    fn requests_are_counted_by_the_answer_or_its_absence() -> Result<(), std::fmt::Error> {
+        let metrics = Metrics::new();
+        let layer = ApiRequestsLayer::new(metrics.clone(), Health::default());
+        let _ = now(layer.layer(Server::Answers(404)).call(get_secret()));
+        let _ = now(layer.layer(Server::Answers(200)).call(get_secret()));
+        let _ = now(layer.layer(Server::Answers(200)).call(get_secret()));
+        let _ = now(layer.layer(Server::Fails).call(get_secret()));
+        // Given up before any answer: what a deadline does.
+        drop(layer.layer(Server::Hangs).call(get_secret()));
+        let text = metrics.encode()?;
+        for line in [
+            "trussium_api_requests_total{kind=\"secrets\",verb=\"get\",code=\"404\"} 1\n",
+            "trussium_api_requests_total{kind=\"secrets\",verb=\"get\",code=\"200\"} 2\n",
+            "trussium_api_requests_total{kind=\"secrets\",verb=\"get\",code=\"<error>\"} 2\n",
+        ] {
+            assert!(text.contains(line), "missing {line:?} in:\n{text}");
+        }
+        Ok(())
+    }
 
     fn classify(method: Method, uri: &str) -> (String, String) {
         let uri: Uri = match uri.parse() {

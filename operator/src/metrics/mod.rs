@@ -1,9 +1,18 @@
 //! Prometheus metrics: controller-runtime's names, which Kubernetes users
-//! already chart, plus ours (runtimes by Ready status, Events by reason, API
-//! requests by kind and verb).
+//! already chart, the process metrics of every client library, plus ours:
+//! each runtime's conditions and runtimes by Ready status (from the cache),
+//! Events by reason, API requests by kind, verb and answer, tasks alive, the
+//! build.
+//!
+//! The alerts and the dashboard (`charts/trussium-operator/`, `deploy/`) are
+//! written against these names; a test checks every name they use against a
+//! live scrape. `docs/src/production/monitoring.md` lists them.
 
 mod api_requests;
+#[cfg(target_os = "linux")]
+mod process;
 mod runtimes;
+mod tasks;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -52,7 +61,19 @@ struct ReasonLabels {
 pub(crate) struct RequestLabels {
     kind: String,
     verb: String,
+    /// The HTTP status code of the answer, or [`NO_ANSWER`].
+    code: String,
 }
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct VersionLabels {
+    version: String,
+}
+
+/// The `code` of a request that got no HTTP answer (connection refused, a
+/// timeout, a request given up), as client-go's `rest_client_requests_total`
+/// spells it.
+pub const NO_ANSWER: &str = "<error>";
 
 /// How one reconcile ended, as controller-runtime labels it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +100,12 @@ impl ReconcileResult {
             ReconcileResult::RequeueAfter => "requeue_after",
         }
     }
+
+    const ALL: [ReconcileResult; 3] = [
+        ReconcileResult::Success,
+        ReconcileResult::Error,
+        ReconcileResult::RequeueAfter,
+    ];
 }
 
 struct Inner {
@@ -154,9 +181,33 @@ impl Metrics {
         let api_requests = Family::<RequestLabels, Counter>::default();
         registry.register(
             "trussium_api_requests",
-            "Requests sent to the Kubernetes API server, by resource kind and verb",
+            "Requests sent to the Kubernetes API server, by resource kind, verb and HTTP status code of the answer (<error>: none)",
             api_requests.clone(),
         );
+        let build_info = Family::<VersionLabels, Gauge>::default();
+        registry.register(
+            "trussium_operator_build_info",
+            "The operator's version; always 1",
+            build_info.clone(),
+        );
+        build_info
+            .get_or_create(&VersionLabels {
+                version: env!("CARGO_PKG_VERSION").into(),
+            })
+            .set(1);
+        #[cfg(target_os = "linux")]
+        registry.register_collector(Box::new(process::ProcessCollector));
+        // As controller-runtime: the reconcile counters exist from the start
+        // at 0, so that rate() and alerts see them before the first error.
+        let controller = Self::controller();
+        let _ = reconcile_errors.get_or_create(&controller);
+        for result in ReconcileResult::ALL {
+            let _ = reconcile_total.get_or_create(&ResultLabels {
+                controller: CONTROLLER.into(),
+                result: result.label().into(),
+            });
+        }
+        registry.register_collector(Box::new(tasks::AliveTasks));
         Metrics {
             inner: Arc::new(Inner {
                 registry: Mutex::new(registry),
@@ -232,17 +283,20 @@ impl Metrics {
             .inc();
     }
 
-    fn api_request(&self, kind: String, verb: String) {
+    /// Counts a request once it is answered (`code`: the HTTP status, or
+    /// [`NO_ANSWER`]).
+    fn api_request(&self, kind: String, verb: String, code: String) {
         self.inner
             .api_requests
-            .get_or_create(&RequestLabels { kind, verb })
+            .get_or_create(&RequestLabels { kind, verb, code })
             .inc();
     }
 
-    /// Adds `trussium_runtimes{ready}`, counted from the cache at each scrape.
+    /// Adds `trussium_runtimes{ready}` and
+    /// `trussium_runtime_status_condition`, read from the cache at each scrape.
     pub fn count_runtimes(&self, store: Store<TrussiumRuntime>) {
         if let Ok(mut registry) = self.inner.registry.lock() {
-            registry.register_collector(Box::new(runtimes::RuntimesByReady::new(store)));
+            registry.register_collector(Box::new(runtimes::RuntimeHealth::new(store)));
         }
     }
 
@@ -293,7 +347,7 @@ mod tests {
         metrics.reconciled(Duration::from_millis(20), ReconcileResult::Error);
         metrics.set_leader(true);
         metrics.event_emitted(Reason::RuntimeReady);
-        metrics.api_request("deployments".into(), "patch".into());
+        metrics.api_request("deployments".into(), "patch".into(), "200".into());
         {
             let _busy = metrics.worker();
             assert!(
@@ -312,9 +366,48 @@ mod tests {
             "controller_runtime_active_workers{controller=\"trussiumruntime\"} 0\n",
             "leader_election_master_status{name=\"trussium-operator\"} 1\n",
             "trussium_events_total{reason=\"RuntimeReady\"} 1\n",
-            "trussium_api_requests_total{kind=\"deployments\",verb=\"patch\"} 1\n",
+            "trussium_api_requests_total{kind=\"deployments\",verb=\"patch\",code=\"200\"} 1\n",
         ] {
             assert!(text.contains(line), "missing {line:?} in:\n{text}");
+        }
+        let build = format!(
+            "trussium_operator_build_info{{version=\"{}\"}} 1\n",
+            env!("CARGO_PKG_VERSION")
+        );
+        assert!(text.contains(&build), "missing {build:?} in:\n{text}");
+        Ok(())
+    }
+
+    #[test]
+    fn reconcile_counters_exist_at_zero_before_any_reconcile() -> Result<(), std::fmt::Error> {
+        let text = Metrics::new().encode()?;
+        for line in [
+            "controller_runtime_reconcile_total{controller=\"trussiumruntime\",result=\"success\"} 0\n",
+            "controller_runtime_reconcile_total{controller=\"trussiumruntime\",result=\"error\"} 0\n",
+            "controller_runtime_reconcile_total{controller=\"trussiumruntime\",result=\"requeue_after\"} 0\n",
+            "controller_runtime_reconcile_errors_total{controller=\"trussiumruntime\"} 0\n",
+        ] {
+            assert!(text.contains(line), "missing {line:?} in:\n{text}");
+        }
+        Ok(())
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn process_metrics_are_exported() -> Result<(), std::fmt::Error> {
+        let text = Metrics::new().encode()?;
+        for name in [
+            "process_cpu_seconds_total ",
+            "process_resident_memory_bytes ",
+            "process_virtual_memory_bytes ",
+            "process_start_time_seconds ",
+            "process_threads ",
+            "process_open_fds ",
+        ] {
+            assert!(
+                text.lines().any(|l| l.starts_with(name)),
+                "missing {name:?} in:\n{text}"
+            );
         }
         Ok(())
     }

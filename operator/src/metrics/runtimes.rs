@@ -1,60 +1,122 @@
-//! `trussium_runtimes{ready}`: runtimes by the status of their Ready
-//! condition, counted from the watch cache at each scrape (no API request).
+//! Runtime health as metrics, read from the watch cache at each scrape (no
+//! API request), in kube-state-metrics' shape:
+//!
+//! - `trussium_runtimes{ready}`: how many runtimes have each Ready status;
+//! - `trussium_runtime_status_condition{namespace,runtime,condition,status,reason}`:
+//!   one series per runtime and condition type (seven per runtime), valued 1,
+//!   whose `status` and `reason` labels are the condition's own (`Unknown`
+//!   and no reason while it is not reported yet). Alerts select on them.
+//!
+//! Every replica exports them from its own cache, the standby too (its
+//! watches run), so alerts aggregate over replicas (`max by (namespace,
+//! runtime)`). Nothing here is per Event or per reconcile: the series count
+//! is seven per runtime, whatever happens to it.
 
 use std::collections::BTreeMap;
 
+use kube::ResourceExt;
 use kube::runtime::reflector::Store;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::gauge::ConstGauge;
 use trussium_api::{ConditionStatus, TrussiumRuntime, condition_type};
 
-pub(super) struct RuntimesByReady {
+pub(super) struct RuntimeHealth {
     store: Store<TrussiumRuntime>,
 }
 
-impl RuntimesByReady {
+impl RuntimeHealth {
     pub(super) fn new(store: Store<TrussiumRuntime>) -> Self {
-        RuntimesByReady { store }
+        RuntimeHealth { store }
     }
 }
 
-impl std::fmt::Debug for RuntimesByReady {
+impl std::fmt::Debug for RuntimeHealth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("RuntimesByReady")
+        f.write_str("RuntimeHealth")
     }
 }
 
-/// The value of the `ready` label: the Ready condition's status, `Unknown`
-/// when it is not reported yet.
-pub(super) fn ready_status(runtime: &TrussiumRuntime) -> &str {
+/// One condition of one runtime, as `trussium_runtime_status_condition`
+/// labels it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct ConditionSeries {
+    pub namespace: String,
+    pub runtime: String,
+    pub condition: &'static str,
+    /// `True`, `False` or `Unknown` (also for a condition not reported yet,
+    /// or a status Kubernetes does not define).
+    pub status: &'static str,
+    /// The condition's reason; empty while it is not reported.
+    pub reason: String,
+}
+
+impl ConditionSeries {
+    fn labels(&self) -> [(&'static str, &str); 5] {
+        [
+            ("namespace", &self.namespace),
+            ("runtime", &self.runtime),
+            ("condition", self.condition),
+            ("status", self.status),
+            ("reason", &self.reason),
+        ]
+    }
+}
+
+/// The status of `runtime`'s condition `type_`, `Unknown` when not reported.
+fn condition_status(runtime: &TrussiumRuntime, type_: &str) -> &'static str {
     runtime
         .status
         .as_ref()
-        .and_then(|s| s.condition(condition_type::READY))
-        .map(|c| c.status.as_str())
-        .unwrap_or(ConditionStatus::Unknown.as_str())
+        .and_then(|s| s.condition(type_))
+        .map(|c| ConditionStatus::parse(&c.status))
+        .unwrap_or(ConditionStatus::Unknown)
+        .as_str()
+}
+
+/// One series per condition type, in the order they are reported.
+pub(super) fn condition_series(runtime: &TrussiumRuntime) -> Vec<ConditionSeries> {
+    let namespace = runtime.namespace().unwrap_or_default();
+    let name = runtime.name_any();
+    condition_type::ALL
+        .into_iter()
+        .map(|condition| ConditionSeries {
+            namespace: namespace.clone(),
+            runtime: name.clone(),
+            condition,
+            status: condition_status(runtime, condition),
+            reason: runtime
+                .status
+                .as_ref()
+                .and_then(|s| s.condition(condition))
+                .map(|c| c.reason.clone())
+                .unwrap_or_default(),
+        })
+        .collect()
 }
 
 /// Counts per Ready status; True, False and Unknown always appear.
 pub(super) fn count_by_ready<'a>(
     runtimes: impl IntoIterator<Item = &'a TrussiumRuntime>,
-) -> BTreeMap<String, i64> {
-    let mut counts: BTreeMap<String, i64> = ConditionStatus::ALL
+) -> BTreeMap<&'static str, i64> {
+    let mut counts: BTreeMap<&'static str, i64> = ConditionStatus::ALL
         .into_iter()
-        .map(|s| (s.as_str().to_string(), 0))
+        .map(|s| (s.as_str(), 0))
         .collect();
     for runtime in runtimes {
-        *counts.entry(ready_status(runtime).to_string()).or_default() += 1;
+        *counts
+            .entry(condition_status(runtime, condition_type::READY))
+            .or_default() += 1;
     }
     counts
 }
 
-impl Collector for RuntimesByReady {
+impl Collector for RuntimeHealth {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         let state = self.store.state();
-        let counts = count_by_ready(state.iter().map(|rt| rt.as_ref()));
         let gauge = ConstGauge::new(0i64);
+
+        let counts = count_by_ready(state.iter().map(|rt| rt.as_ref()));
         let mut metric = encoder.encode_descriptor(
             "trussium_runtimes",
             "TrussiumRuntimes watched by this operator, by the status of their Ready condition",
@@ -62,8 +124,19 @@ impl Collector for RuntimesByReady {
             gauge.metric_type(),
         )?;
         for (ready, count) in counts {
-            let labels = [("ready", ready)];
-            ConstGauge::new(count).encode(metric.encode_family(&labels)?)?;
+            ConstGauge::new(count).encode(metric.encode_family(&[("ready", ready)])?)?;
+        }
+
+        let mut metric = encoder.encode_descriptor(
+            "trussium_runtime_status_condition",
+            "The current status and reason of each condition of each TrussiumRuntime (one series per runtime and condition, value 1)",
+            None,
+            gauge.metric_type(),
+        )?;
+        for runtime in state.iter() {
+            for series in condition_series(runtime) {
+                ConstGauge::new(1i64).encode(metric.encode_family(&series.labels())?)?;
+            }
         }
         Ok(())
     }
@@ -75,7 +148,7 @@ mod tests {
 
     use super::*;
 
-    fn runtime(ready: Option<&str>) -> TrussiumRuntime {
+    fn runtime(conditions: &[(&str, &str, &str)]) -> TrussiumRuntime {
         let mut value = json!({
             "apiVersion": "runtime.trussium.io/v1alpha1",
             "kind": "TrussiumRuntime",
@@ -85,11 +158,17 @@ mod tests {
                 "provider": { "type": "ollama", "model": "llama3.2" },
             },
         });
-        if let Some(status) = ready {
-            value["status"] = json!({ "conditions": [{
-                "type": "Ready", "status": status, "reason": "R", "message": "",
-                "lastTransitionTime": "2026-01-01T00:00:00Z",
-            }]});
+        if !conditions.is_empty() {
+            let conditions: Vec<_> = conditions
+                .iter()
+                .map(|(type_, status, reason)| {
+                    json!({
+                        "type": type_, "status": status, "reason": reason, "message": "",
+                        "lastTransitionTime": "2026-01-01T00:00:00Z",
+                    })
+                })
+                .collect();
+            value["status"] = json!({ "conditions": conditions });
         }
         match serde_json::from_value(value) {
             Ok(rt) => rt,
@@ -97,19 +176,82 @@ mod tests {
         }
     }
 
+    fn ready(status: &str) -> TrussiumRuntime {
+        runtime(&[("Ready", status, "R")])
+    }
+
     #[test]
     fn counts_each_ready_status_and_always_reports_all_three() {
-        let runtimes = [
-            runtime(Some("True")),
-            runtime(Some("True")),
-            runtime(Some("False")),
-            runtime(None),
-        ];
+        let runtimes = [ready("True"), ready("True"), ready("False"), runtime(&[])];
         let counts = count_by_ready(runtimes.iter());
         assert_eq!(counts.get("True"), Some(&2));
         assert_eq!(counts.get("False"), Some(&1));
         assert_eq!(counts.get("Unknown"), Some(&1));
         assert_eq!(count_by_ready([].iter()).values().sum::<i64>(), 0);
         assert_eq!(count_by_ready([].iter()).len(), 3);
+    }
+
+    #[test]
+    fn a_status_kubernetes_does_not_define_counts_as_unknown() {
+        let counts = count_by_ready([ready("Maybe")].iter());
+        assert_eq!(counts.get("Unknown"), Some(&1));
+        assert_eq!(counts.len(), 3);
+    }
+
+    #[test]
+    fn one_series_per_condition_type_with_its_status_and_reason() {
+        let rt = runtime(&[
+            ("Ready", "False", "DeploymentFailed"),
+            ("Stalled", "True", "DeploymentFailed"),
+            ("Upgrading", "False", "UpgradeFailed"),
+        ]);
+        let series = condition_series(&rt);
+        assert_eq!(
+            series.iter().map(|s| s.condition).collect::<Vec<_>>(),
+            condition_type::ALL.to_vec(),
+            "every condition type once, in the reported order"
+        );
+        let of = |condition: &str| {
+            series
+                .iter()
+                .find(|s| s.condition == condition)
+                .map(|s| (s.status, s.reason.as_str()))
+        };
+        assert_eq!(of("Ready"), Some(("False", "DeploymentFailed")));
+        assert_eq!(of("Stalled"), Some(("True", "DeploymentFailed")));
+        assert_eq!(of("Upgrading"), Some(("False", "UpgradeFailed")));
+        // Not reported yet: Unknown, no reason.
+        assert_eq!(of("Available"), Some(("Unknown", "")));
+        assert!(
+            series
+                .iter()
+                .all(|s| s.namespace == "n" && s.runtime == "r")
+        );
+    }
+
+    #[test]
+    fn a_runtime_without_status_still_has_seven_unknown_series() {
+        let series = condition_series(&runtime(&[]));
+        assert_eq!(series.len(), 7);
+        assert!(
+            series
+                .iter()
+                .all(|s| s.status == "Unknown" && s.reason.is_empty())
+        );
+    }
+
+    #[test]
+    fn labels_are_kube_state_metrics_shaped() {
+        let series = &condition_series(&ready("True"))[3];
+        assert_eq!(
+            series.labels(),
+            [
+                ("namespace", "n"),
+                ("runtime", "r"),
+                ("condition", "Ready"),
+                ("status", "True"),
+                ("reason", "R"),
+            ]
+        );
     }
 }

@@ -41,8 +41,7 @@ pub use pod_disruption_budget::pod_disruption_budget;
 pub use service::service;
 pub use service_account::service_account;
 
-/// Name of the runtime container in the pod template.
-pub const RUNTIME_CONTAINER: &str = "runtime";
+pub use trussium_api::operator::RUNTIME_CONTAINER;
 /// The runtime's HTTP port; also the Service target and the NetworkPolicy port.
 pub const HTTP_PORT: i32 = 9000;
 /// Name of [`HTTP_PORT`] on the container and the Service.
@@ -207,19 +206,15 @@ pub(crate) fn object_meta(rt: &TrussiumRuntime) -> Result<ObjectMeta, BuildError
     })
 }
 
-/// A controller reference with `blockOwnerDeletion` unset: setting it would
-/// need the finalizers permission under OwnerReferencesPermissionEnforcement.
+/// A controller reference with `blockOwnerDeletion` unset (as kube makes
+/// it; a unit test holds it so): setting it would need the finalizers
+/// permission under OwnerReferencesPermissionEnforcement.
 fn owner_reference(rt: &TrussiumRuntime) -> Result<OwnerReference, BuildError> {
     if rt.metadata.uid.is_none() {
         return Err(BuildError::MissingMetadata("uid"));
     }
-    let owner = rt
-        .controller_owner_ref(&())
-        .ok_or(BuildError::MissingMetadata("name"))?;
-    Ok(OwnerReference {
-        block_owner_deletion: None,
-        ..owner
-    })
+    rt.controller_owner_ref(&())
+        .ok_or(BuildError::MissingMetadata("name"))
 }
 
 /// A selector on [`selector_labels`].

@@ -279,6 +279,44 @@ fn label_sets() {
 }
 
 #[test]
+fn same_controller_needs_the_desired_controller_on_both() {
+    let meta = |references: &[(&str, Option<bool>)]| ObjectMeta {
+        owner_references: Some(
+            references
+                .iter()
+                .map(|(uid, controller)| OwnerReference {
+                    api_version: "runtime.trussium.io/v1alpha1".into(),
+                    kind: "TrussiumRuntime".into(),
+                    name: "private-ai".into(),
+                    uid: uid.to_string(),
+                    controller: *controller,
+                    block_owner_deletion: None,
+                })
+                .collect(),
+        ),
+        ..ObjectMeta::default()
+    };
+    let ours = meta(&[("u1", Some(true))]);
+    assert_eq!(controller_uid(&ours), Some("u1"));
+    // The controller is the reference marked so, wherever it is listed.
+    let listed_second = meta(&[("x", None), ("u1", Some(true))]);
+    assert_eq!(controller_uid(&listed_second), Some("u1"));
+    assert_eq!(controller_uid(&meta(&[("u1", Some(false))])), None);
+    assert_eq!(controller_uid(&ObjectMeta::default()), None);
+
+    assert!(same_controller(&ours, &ours));
+    assert!(same_controller(&ours, &listed_second));
+    assert!(!same_controller(&ours, &meta(&[("u2", Some(true))])));
+    assert!(!same_controller(&ours, &meta(&[("u1", None)])));
+    assert!(!same_controller(&ours, &ObjectMeta::default()));
+    // Two objects without a controller are not "the same controller".
+    assert!(!same_controller(
+        &ObjectMeta::default(),
+        &ObjectMeta::default()
+    ));
+}
+
+#[test]
 fn ownership_is_by_controller_reference_and_uid() -> Result {
     let rt = fixture("minimal")?;
     let owned = build(&rt, &context().ctx())?;

@@ -155,7 +155,8 @@ fn progressing(seen: Observation) -> Verdict {
 }
 
 /// Ready means the desired spec is fully rolled out and serving (stricter
-/// than the contract's four conditions, on purpose: see DESIGN.md): the
+/// than the contract's four conditions, on purpose: see "Ready means fully
+/// rolled out and serving" in docs/src/development/design.md): the
 /// references are valid (checked by the caller), the Deployment's controller
 /// acted on any change of the pod template, and every desired replica runs
 /// the current template and is ready and available ([`super::rollout::serves`]).

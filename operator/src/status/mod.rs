@@ -19,15 +19,17 @@
 //!   may still serve); for a desired count of 0 its `False` reason is
 //!   `ScaledToZero` even when nothing exists yet.
 //! - A `ProgressDeadlineExceeded` on the Deployment counts only while some
-//!   replica it asks for is unavailable: after going back to an earlier
-//!   template the controller keeps the old verdict for a moment although
-//!   everything it asks for is available (see [`rollout::Rollout::Failed`]).
+//!   replica it asks for is unavailable, and only if it was set after the
+//!   rollout the operator follows began (`Progressing` turned `True`): after
+//!   going back to an earlier template the controller keeps the old verdict
+//!   for a moment (see [`rollout::Rollout::Failed`]).
 //! - A rollout at zero replicas completes the way Kubernetes says it does, so
 //!   an image change while scaled to zero completes an upgrade at once.
 //! - `Ready` is stricter than the contract's four conditions, on purpose
-//!   (DESIGN.md): the desired spec is fully rolled out and serving. Every
-//!   desired replica must run the current pod template and be ready and
-//!   available; surplus old pods that still drain do not hold it back (see
+//!   (docs/src/development/design.md): the desired spec is fully rolled out
+//!   and serving. Every desired replica must run the current pod template
+//!   and be ready and available; surplus old pods that still drain do not
+//!   hold it back (see
 //!   [`rollout::serves`]). During an upgrade it is `False/RuntimeNotReady`
 //!   while `Available` stays `True` on the old pods.
 //! - A Deployment generation the controller has not acted on yet is a
@@ -65,7 +67,7 @@ use crate::references::ReferenceCheck;
 use conditions::Verdict;
 use health::{Blocker, Observation};
 pub use observed::ObservedDeployment;
-use rollout::Rollout;
+use rollout::{Recorded, Rollout};
 use upgrade::Progress;
 
 /// Everything the status depends on.
@@ -94,11 +96,7 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
     let desired_replicas = desired_replicas(rt, observed.as_ref());
     let desired_image = rt.spec.image.reference();
     let current_image = observed.as_ref().and_then(|d| d.image.clone());
-    let rollout = Rollout::of(
-        observed.as_ref(),
-        desired_replicas,
-        previous.observed_template_hash.as_deref(),
-    );
+    let rollout = Rollout::of(observed.as_ref(), desired_replicas, recorded(previous));
 
     let configuration = configuration::verdict(input.references, namespace.unwrap_or_default());
     let blocker = if !configuration.status {
@@ -171,6 +169,17 @@ pub fn desired_replicas(rt: &TrussiumRuntime, deployment: Option<&ObservedDeploy
     match deployment.and_then(|d| d.spec_replicas) {
         Some(chosen) if autoscaling => chosen,
         _ => rt.spec.replicas,
+    }
+}
+
+/// What the previous status says of the rollout in flight.
+fn recorded(previous: &TrussiumRuntimeStatus) -> Recorded<'_> {
+    let progressing = previous
+        .condition(condition_type::PROGRESSING)
+        .filter(|c| ConditionStatus::parse(&c.status) == ConditionStatus::True);
+    Recorded {
+        template: previous.observed_template_hash.as_deref(),
+        progressing_since: progressing.map(|c| c.last_transition_time.0),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentCondition};
 use k8s_openapi::api::core::v1::PodTemplateSpec;
+use k8s_openapi::jiff::Timestamp;
 use sha2::{Digest, Sha256};
 use trussium_api::ConditionStatus;
 
@@ -49,6 +50,9 @@ pub struct ObservedCondition {
     pub status: ConditionStatus,
     pub reason: String,
     pub message: String,
+    /// `lastUpdateTime`: when the Deployment controller last set this
+    /// verdict (for `Progressing`, when it last saw progress or gave up).
+    pub last_update: Option<Timestamp>,
 }
 
 impl ObservedDeployment {
@@ -129,6 +133,7 @@ fn find(conditions: &[DeploymentCondition], type_: &str) -> Option<ObservedCondi
             status: ConditionStatus::parse(&c.status),
             reason: c.reason.clone().unwrap_or_default(),
             message: c.message.clone().unwrap_or_default(),
+            last_update: c.last_update_time.as_ref().map(|t| t.0),
         })
 }
 

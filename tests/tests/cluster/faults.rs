@@ -10,6 +10,7 @@
 
 use std::time::{Duration, Instant};
 
+use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
 use k8s_openapi::api::networking::v1::NetworkPolicy;
@@ -20,8 +21,8 @@ use serde_json::json;
 use trussium_api::condition_type;
 use trussium_e2e::{
     BoxError, CONVERGE, Harness, OLD_TAG, Operator, QUIET_AFTER_SETTLING, TestResult, all_ready,
-    check_first_rollout_events, describe_requests, ensure, events_by_runtime, openai_runtime,
-    repo_root, service_account_username, wait_for, with_operator,
+    check_first_rollout_events, condition, describe_requests, ensure, events_by_runtime,
+    openai_runtime, repo_root, service_account_username, wait_for, with_operator,
 };
 
 const N: &str = "Normal";
@@ -368,6 +369,90 @@ async fn a_second_writer_does_not_make_the_operator_loop() -> TestResult {
     .await
 }
 
+/// A server failure (5xx) on applying is retried before it is reported: a
+/// restarted API server fails new Services for a moment ("range is full",
+/// 500), which is not the runtime's failure. Here an admission webhook that
+/// nobody answers, failing closed, makes the API server answer every
+/// ConfigMap created in the test namespace with a 500 until it is removed.
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn a_server_failure_is_retried_before_it_is_reported() -> TestResult {
+    with_operator("fault-server", &[], async |h| {
+        let webhooks: Api<ValidatingWebhookConfiguration> = Api::all(h.ns.client.clone());
+        let name = format!("trussium-unanswered-{}", h.namespace());
+        let webhook: ValidatingWebhookConfiguration = serde_json::from_value(json!({
+            "metadata": {"name": name},
+            "webhooks": [{
+                "name": "unanswered.trussium.io",
+                // Nothing listens on port 1: connection refused at once.
+                "clientConfig": {"url": "https://127.0.0.1:1/validate"},
+                "rules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                    "operations": ["CREATE"], "resources": ["configmaps"]}],
+                "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": h.namespace()}},
+                "failurePolicy": "Fail",
+                "sideEffects": "None",
+                "admissionReviewVersions": ["v1"],
+                "timeoutSeconds": 1,
+            }],
+        }))?;
+        webhooks.create(&PostParams::default(), &webhook).await?;
+        let outcome = async {
+            let created = Instant::now();
+            let rt = h
+                .create_runtime(openai_runtime("x", OLD_TAG, 1, None))
+                .await?;
+            let failed = h
+                .wait_condition(
+                    "x",
+                    condition_type::DEGRADED,
+                    "True",
+                    Some("ReconciliationFailed"),
+                    CONVERGE,
+                )
+                .await?;
+            // Reported by the retry, not the first attempt.
+            let log = h.operator.log_text();
+            ensure(
+                log.contains("(retrying before reporting it)") && log.contains("(500)"),
+                "the first 500 was not retried before it was reported",
+            )?;
+            ensure(
+                created.elapsed() >= Duration::from_secs(9),
+                format!(
+                    "reported {:.1} s after the runtime was created: before the retry",
+                    created.elapsed().as_secs_f64()
+                ),
+            )?;
+            let message = condition(&failed, condition_type::DEGRADED)
+                .map(|c| c.message.clone())
+                .unwrap_or_default();
+            ensure(
+                message.contains("failed calling webhook"),
+                format!("the status does not say why it failed: {message}"),
+            )?;
+            h.expect_events(&rt, &[(W, "ReconciliationFailed")]).await?;
+            // The webhook goes: it converges.
+            webhooks.delete(&name, &DeleteParams::default()).await?;
+            let rt = h.wait_ready("x").await?;
+            h.expect_events(
+                &rt,
+                &[
+                    (W, "ReconciliationFailed"),
+                    (N, "RuntimeProgressing"),
+                    (N, "RuntimeRecovered"),
+                    (N, "RuntimeReady"),
+                ],
+            )
+            .await?;
+            Ok::<(), BoxError>(())
+        }
+        .await;
+        let _ = webhooks.delete(&name, &DeleteParams::default()).await;
+        outcome
+    })
+    .await
+}
+
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn an_object_someone_else_created_is_never_taken_over() -> TestResult {
@@ -403,10 +488,7 @@ async fn an_object_someone_else_created_is_never_taken_over() -> TestResult {
                 CONVERGE,
             )
             .await?;
-        let message = stuck
-            .status
-            .as_ref()
-            .and_then(|s| s.condition(condition_type::DEGRADED))
+        let message = condition(&stuck, condition_type::DEGRADED)
             .map(|c| c.message.clone())
             .unwrap_or_default();
         ensure(

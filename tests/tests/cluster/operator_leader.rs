@@ -161,11 +161,11 @@ async fn one_leader_writes_and_the_standby_takes_over() -> TestResult {
         let leader_counted = |t: &str| {
             reconciles(t) >= 1.0
                 && metric(t, r#"trussium_runtimes{ready="True"}"#) == Some(1.0)
-                && metric(
+                && trussium_e2e::metrics::sum(
                     t,
-                    r#"trussium_api_requests_total{kind="deployments",verb="patch"}"#,
-                )
-                .is_some_and(|v| v >= 1.0)
+                    "trussium_api_requests_total",
+                    &[("kind", "deployments"), ("verb", "patch")],
+                ) >= 1.0
                 && metric(t, r#"trussium_events_total{reason="RuntimeReady"}"#)
                     .is_some_and(|v| v >= 1.0)
         };

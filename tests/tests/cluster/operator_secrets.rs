@@ -11,9 +11,10 @@ use kube::ResourceExt;
 use kube::api::{DeleteParams, ListParams};
 use serde_json::{Value, json};
 use tokio::time::Instant;
+use trussium_api::condition_type;
 use trussium_e2e::{
-    AuditEvent, BoxError, CONVERGE, Harness, PROMPT, TestResult, describe_requests, holds_for,
-    minimal, sample, wait_for, with_operator,
+    AuditEvent, BoxError, CONVERGE, Harness, PROMPT, TestResult, condition, describe_requests,
+    holds_for, minimal, sample, wait_for, with_operator,
 };
 
 const CONFIG_HASH: &str = "runtime.trussium.io/config-hash";
@@ -58,10 +59,7 @@ async fn assert_blocked(
             CONVERGE,
         )
         .await?;
-    let message = rt
-        .status
-        .as_ref()
-        .and_then(|s| s.condition("ConfigurationValid"))
+    let message = condition(&rt, condition_type::CONFIGURATION_VALID)
         .map(|c| c.message.clone())
         .unwrap_or_default();
     assert!(

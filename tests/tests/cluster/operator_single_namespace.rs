@@ -11,12 +11,11 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role, RoleBinding};
 use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
 use kube::{Api, ResourceExt};
-use serde::Deserialize;
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
     BoxError, CONVERGE, Identity, OPERATOR_NAMESPACE, Replica, TestNamespace, TestResult,
-    client_as_service_account, install, kubectl_path, minimal, repo_root, require_cluster,
+    client_as_service_account, install, is_ready, kustomize, minimal, repo_root, require_cluster,
     wait_for,
 };
 
@@ -36,26 +35,6 @@ fn the_overlay_role_grants_exactly_the_cluster_role_rules() -> TestResult {
     Ok(())
 }
 
-/// `kubectl kustomize <dir>`: the objects the overlay really produces.
-fn render(dir: &str) -> Result<Vec<serde_json::Value>, BoxError> {
-    let output = std::process::Command::new(kubectl_path())
-        .args(["kustomize", &repo_root().join(dir).to_string_lossy()])
-        .output()?;
-    if !output.status.success() {
-        return Err(format!(
-            "kubectl kustomize {dir}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-        .into());
-    }
-    let text = String::from_utf8(output.stdout)?;
-    let mut objects = Vec::new();
-    for document in serde_yaml::Deserializer::from_str(&text) {
-        objects.push(serde_json::Value::deserialize(document)?);
-    }
-    Ok(objects)
-}
-
 fn kinds(objects: &[serde_json::Value]) -> Vec<String> {
     objects
         .iter()
@@ -66,7 +45,7 @@ fn kinds(objects: &[serde_json::Value]) -> Vec<String> {
 #[test]
 #[ignore = "needs the control plane's kubectl (make test)"]
 fn the_overlays_render_what_they_promise() -> TestResult {
-    let single = render("deploy/overlays/single-namespace")?;
+    let single = kustomize("deploy/overlays/single-namespace")?;
     let kinds_single = kinds(&single);
     assert!(
         !kinds_single.iter().any(|k| k.starts_with("Cluster")),
@@ -83,11 +62,17 @@ fn the_overlays_render_what_they_promise() -> TestResult {
         "{args}"
     );
 
-    let base = render("deploy")?;
-    let monitored = render("deploy/overlays/monitored")?;
+    let base = kustomize("deploy")?;
+    let monitored = kustomize("deploy/overlays/monitored")?;
     let mut expected = kinds(&base);
-    expected.push("ServiceMonitor".into());
-    assert_eq!(kinds(&monitored), expected, "deploy/ plus a ServiceMonitor");
+    expected.extend(["ServiceMonitor", "PrometheusRule", "ConfigMap"].map(String::from));
+    expected.sort();
+    let mut got = kinds(&monitored);
+    got.sort();
+    assert_eq!(
+        got, expected,
+        "deploy/ plus a ServiceMonitor, the alerts and the dashboard"
+    );
     Ok(())
 }
 
@@ -128,7 +113,7 @@ async fn a_single_namespace_operator_runs_on_a_role_alone() -> TestResult {
         let params = PatchParams::apply("trussium-e2e-production").force();
         // The overlay's Role and RoleBinding as it renders them, moved to
         // this test's namespace.
-        let rendered = render("deploy/overlays/single-namespace")?;
+        let rendered = kustomize("deploy/overlays/single-namespace")?;
         let pick = |kind: &str| {
             rendered
                 .iter()
@@ -207,12 +192,7 @@ async fn a_single_namespace_operator_runs_on_a_role_alone() -> TestResult {
             .await?;
         let ready = wait_for("web to be Ready on a Role alone", CONVERGE, async || {
             let rt = runtimes.get("web").await?;
-            Ok(rt
-                .status
-                .as_ref()
-                .and_then(|s| s.condition("Ready"))
-                .is_some_and(|c| c.status == "True")
-                .then_some(()))
+            Ok(is_ready(&rt).then_some(()))
         })
         .await;
         if ready.is_err() {

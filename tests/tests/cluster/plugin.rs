@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
     Error, REPOSITORY, TestNamespace, image, install_crd, kubeconfig_for_service_account,
-    require_cluster,
+    kubectl_trussium, kubectl_trussium_as, path_with, plugin, plugin_dir, require_cluster,
+    run_to_end,
 };
 
 use crate::plugin_support::*;
@@ -101,7 +102,7 @@ async fn status_lists_runtimes_and_shows_one_in_detail() -> Result<(), Error> {
     .await?;
 
     // The list view.
-    let out = run(&["status", "-n", &ns.name]).await?;
+    let out = plugin(&["status", "-n", &ns.name]).await?;
     assert_eq!(out.code, 0, "{out}");
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines.len(), 3, "{out}");
@@ -137,7 +138,7 @@ async fn status_lists_runtimes_and_shows_one_in_detail() -> Result<(), Error> {
     );
 
     // -A adds the namespace.
-    let out = run(&["status", "-A"]).await?;
+    let out = plugin(&["status", "-A"]).await?;
     assert_eq!(out.code, 0, "{out}");
     assert!(out.stdout.starts_with("NAMESPACE"), "{out}");
     let mine = lines_with(&out.stdout, &ns.name);
@@ -148,7 +149,7 @@ async fn status_lists_runtimes_and_shows_one_in_detail() -> Result<(), Error> {
     );
 
     // The detailed view of a healthy runtime.
-    let out = run(&["status", "private-ai", "-n", &ns.name]).await?;
+    let out = plugin(&["status", "private-ai", "-n", &ns.name]).await?;
     assert_eq!(out.code, 0, "{out}");
     let text = &out.stdout;
     for want in [
@@ -198,7 +199,7 @@ async fn status_lists_runtimes_and_shows_one_in_detail() -> Result<(), Error> {
     );
 
     // The detailed view of the one mid-upgrade with a stale status.
-    let out = run(&["status", "pinned", "-n", &ns.name]).await?;
+    let out = plugin(&["status", "pinned", "-n", &ns.name]).await?;
     assert_eq!(out.code, 0, "{out}");
     let text = &out.stdout;
     assert!(
@@ -225,11 +226,11 @@ async fn status_lists_runtimes_and_shows_one_in_detail() -> Result<(), Error> {
     assert!(text.contains("Events\n  none"), "{out}");
 
     // Colours on request, even when piped; off again with NO_COLOR under auto.
-    let out = run(&["status", "private-ai", "-n", &ns.name, "--color", "always"]).await?;
+    let out = plugin(&["status", "private-ai", "-n", &ns.name, "--color", "always"]).await?;
     assert!(out.stdout.contains("\u{1b}[32mReady\u{1b}[0m"), "{out}");
     let mut cmd = kubectl_trussium(&["status", "-n", &ns.name])?;
     cmd.env("NO_COLOR", "1");
-    assert!(!output(cmd).await?.stdout.contains('\u{1b}'));
+    assert!(!run_to_end(cmd).await?.stdout.contains('\u{1b}'));
 
     ns.delete().await;
     Ok(())
@@ -242,7 +243,7 @@ async fn machine_readable_output_parses() -> Result<(), Error> {
     healthy(&ns, &api, "one", "v1", 1).await?;
     healthy(&ns, &api, "two", "v2", 2).await?;
 
-    let out = run(&["status", "-n", &ns.name, "-o", "json"]).await?;
+    let out = plugin(&["status", "-n", &ns.name, "-o", "json"]).await?;
     assert_eq!(out.code, 0, "{out}");
     let list: Value = serde_json::from_str(&out.stdout)?;
     assert_eq!(list["kind"], "List");
@@ -258,7 +259,7 @@ async fn machine_readable_output_parses() -> Result<(), Error> {
     assert_eq!(names, ["one", "two"]);
     assert_eq!(list["items"][1]["status"]["readyReplicas"], 2);
 
-    let out = run(&["status", "two", "-n", &ns.name, "-o", "json"]).await?;
+    let out = plugin(&["status", "two", "-n", &ns.name, "-o", "json"]).await?;
     assert_eq!(out.code, 0, "{out}");
     let rt: TrussiumRuntime = serde_json::from_str(&out.stdout)?;
     assert_eq!(rt.spec.image.tag.as_deref(), Some("v2"));
@@ -267,12 +268,12 @@ async fn machine_readable_output_parses() -> Result<(), Error> {
         "managedFields are left out like kubectl"
     );
 
-    let out = run(&["status", "one", "-n", &ns.name, "-o", "yaml"]).await?;
+    let out = plugin(&["status", "one", "-n", &ns.name, "-o", "yaml"]).await?;
     assert_eq!(out.code, 0, "{out}");
     let rt: TrussiumRuntime = serde_yaml::from_str(&out.stdout)?;
     assert_eq!(rt.status.and_then(|s| s.observed_generation), Some(1));
 
-    let out = run(&["events", "one", "-n", &ns.name, "-o", "json"]).await?;
+    let out = plugin(&["events", "one", "-n", &ns.name, "-o", "json"]).await?;
     assert_eq!(out.code, 0, "{out}");
     let events: Value = serde_json::from_str(&out.stdout)?;
     assert_eq!(events["items"].as_array().map(Vec::len), Some(0));
@@ -287,7 +288,7 @@ async fn upgrade_changes_only_the_image() -> Result<(), Error> {
     let (ns, api) = setup("plugin-upgrade").await?;
     let before = healthy(&ns, &api, "rt", "v1", 2).await?;
 
-    let out = run(&["upgrade", "rt", "-n", &ns.name, "--digest", DIGEST]).await?;
+    let out = plugin(&["upgrade", "rt", "-n", &ns.name, "--digest", DIGEST]).await?;
     assert_eq!(out.code, 0, "{out}");
     assert!(
         out.stdout
@@ -313,14 +314,14 @@ async fn upgrade_changes_only_the_image() -> Result<(), Error> {
         "the plugin never writes status"
     );
 
-    let out = run(&["upgrade", "rt", "-n", &ns.name, "--tag", "v3"]).await?;
+    let out = plugin(&["upgrade", "rt", "-n", &ns.name, "--tag", "v3"]).await?;
     assert_eq!(out.code, 0, "{out}");
     let after = api.get("rt").await?;
     assert_eq!(after.spec.image.tag.as_deref(), Some("v3"));
     assert_eq!(after.spec.image.digest, None, "the tag replaces the digest");
 
     // The same tag again changes nothing and says so.
-    let out = run(&["upgrade", "rt", "-n", &ns.name, "--tag", "v3"]).await?;
+    let out = plugin(&["upgrade", "rt", "-n", &ns.name, "--tag", "v3"]).await?;
     assert_eq!(out.code, 0, "{out}");
     assert!(out.stdout.contains("already"), "{out}");
     assert_eq!(
@@ -336,18 +337,18 @@ async fn upgrade_changes_only_the_image() -> Result<(), Error> {
         &["upgrade", "rt", "--digest", "sha256:abc"][..],
         &["upgrade", "rt", "--tag", "v1", "--digest", DIGEST][..],
     ] {
-        let out = output(kubectl_trussium_as(&missing, args)?).await?;
+        let out = run_to_end(kubectl_trussium_as(&missing, args)?).await?;
         assert_eq!(out.code, 2, "{args:?}: {out}");
         assert!(out.stdout.is_empty(), "{out}");
     }
-    let out = output(kubectl_trussium_as(
+    let out = run_to_end(kubectl_trussium_as(
         &missing,
         &["upgrade", "rt", "--tag", "bad/tag"],
     )?)
     .await?;
     assert!(out.stderr.contains("invalid tag \"bad/tag\""), "{out}");
     // …whereas a valid one goes on to read it.
-    let out = output(kubectl_trussium_as(
+    let out = run_to_end(kubectl_trussium_as(
         &missing,
         &["upgrade", "rt", "--tag", "v9"],
     )?)
@@ -369,7 +370,7 @@ async fn upgrade_wait_exits_4_on_timeout() -> Result<(), Error> {
     let (ns, api) = setup("plugin-wait-timeout").await?;
     healthy(&ns, &api, "rt", "v1", 2).await?;
     let started = Instant::now();
-    let out = run(&[
+    let out = plugin(&[
         "upgrade",
         "rt",
         "-n",
@@ -410,12 +411,12 @@ async fn scale_sets_replicas_and_respects_autoscaling() -> Result<(), Error> {
     let (ns, api) = setup("plugin-scale").await?;
     healthy(&ns, &api, "rt", "v1", 1).await?;
 
-    let out = run(&["scale", "rt", "-n", &ns.name, "--replicas", "3"]).await?;
+    let out = plugin(&["scale", "rt", "-n", &ns.name, "--replicas", "3"]).await?;
     assert_eq!(out.code, 0, "{out}");
     assert_eq!(out.stdout, "rt scaled: spec.replicas 1 → 3\n");
     assert_eq!(api.get("rt").await?.spec.replicas, 3);
 
-    let out = run(&["scale", "rt", "-n", &ns.name, "--replicas", "0"]).await?;
+    let out = plugin(&["scale", "rt", "-n", &ns.name, "--replicas", "0"]).await?;
     assert_eq!(out.code, 0, "{out}");
     assert!(
         out.stdout.starts_with("rt scaled: spec.replicas 3 → 0"),
@@ -423,13 +424,13 @@ async fn scale_sets_replicas_and_respects_autoscaling() -> Result<(), Error> {
     );
     assert_eq!(api.get("rt").await?.spec.replicas, 0);
 
-    let out = run(&["scale", "rt", "-n", &ns.name, "--replicas", "0"]).await?;
+    let out = plugin(&["scale", "rt", "-n", &ns.name, "--replicas", "0"]).await?;
     assert_eq!(
         out.stdout, "rt: spec.replicas is already 0; nothing changed\n",
         "{out}"
     );
 
-    let out = run(&["scale", "rt", "-n", &ns.name, "--replicas", "-1"]).await?;
+    let out = plugin(&["scale", "rt", "-n", &ns.name, "--replicas", "-1"]).await?;
     assert_eq!(out.code, 2, "{out}");
     assert!(out.stderr.contains("replicas must be 0 or more"), "{out}");
     assert_eq!(api.get("rt").await?.spec.replicas, 0);
@@ -446,7 +447,7 @@ async fn scale_sets_replicas_and_respects_autoscaling() -> Result<(), Error> {
         json!({"requests": {"cpu": "250m"}}),
     )?);
     create(&api, &auto).await?;
-    let out = run(&["scale", "auto", "-n", &ns.name, "--replicas", "4"]).await?;
+    let out = plugin(&["scale", "auto", "-n", &ns.name, "--replicas", "4"]).await?;
     assert_eq!(out.code, 5, "{out}");
     assert!(
         out.stderr.starts_with("error: not scaling auto to 4: autoscaling is enabled, so its HorizontalPodAutoscaler owns the replica count (2–10)"),
@@ -458,7 +459,7 @@ async fn scale_sets_replicas_and_respects_autoscaling() -> Result<(), Error> {
     );
     assert_eq!(api.get("auto").await?.spec.replicas, 1);
 
-    let out = run(&[
+    let out = plugin(&[
         "scale",
         "auto",
         "-n",
@@ -523,7 +524,7 @@ async fn events_oldest_first_and_watch_streams_new_ones() -> Result<(), Error> {
     )
     .await?;
 
-    let out = run(&["events", "rt", "-n", &ns.name]).await?;
+    let out = plugin(&["events", "rt", "-n", &ns.name]).await?;
     assert_eq!(out.code, 0, "{out}");
     let lines: Vec<Vec<&str>> = out
         .stdout
@@ -702,7 +703,7 @@ async fn errors_are_one_clear_line_with_a_non_zero_exit() -> Result<(), Error> {
     healthy(&ns, &api, "rt", "v1", 1).await?;
 
     // Not found.
-    let out = run(&["status", "nope", "-n", &ns.name]).await?;
+    let out = plugin(&["status", "nope", "-n", &ns.name]).await?;
     assert_eq!(out.code, 1, "{out}");
     assert_eq!(
         out.stderr.lines().next(),
@@ -716,21 +717,21 @@ async fn errors_are_one_clear_line_with_a_non_zero_exit() -> Result<(), Error> {
         "{out}"
     );
     // A name with -A makes no sense.
-    let out = run(&["status", "rt", "-A"]).await?;
+    let out = plugin(&["status", "rt", "-A"]).await?;
     assert_eq!(out.code, 2, "{out}");
 
     // Forbidden: a ServiceAccount without any permission (its kubeconfig's
     // context namespace is the test namespace).
     let nobody = service_account_kubeconfig(&ns, "nobody", vec![]).await?;
     let user = format!("system:serviceaccount:{}:nobody", ns.name);
-    let out = output(kubectl_trussium_as(&nobody, &["status"])?).await?;
+    let out = run_to_end(kubectl_trussium_as(&nobody, &["status"])?).await?;
     assert_eq!(out.code, 1, "{out}");
     assert_eq!(
         out.stderr.lines().next(),
         Some(format!("error: forbidden: {user} may not list trussiumruntimes.runtime.trussium.io in namespace \"{}\"", ns.name).as_str()),
         "{out}"
     );
-    let out = output(kubectl_trussium_as(
+    let out = run_to_end(kubectl_trussium_as(
         &nobody,
         &["scale", "rt", "--replicas", "2"],
     )?)
@@ -754,7 +755,7 @@ async fn errors_are_one_clear_line_with_a_non_zero_exit() -> Result<(), Error> {
         )],
     )
     .await?;
-    let out = output(kubectl_trussium_as(
+    let out = run_to_end(kubectl_trussium_as(
         &reader,
         &["upgrade", "rt", "--tag", "v2"],
     )?)
@@ -765,7 +766,7 @@ async fn errors_are_one_clear_line_with_a_non_zero_exit() -> Result<(), Error> {
         ns.name
     )), "{out}");
     assert_eq!(api.get("rt").await?.spec.image.tag.as_deref(), Some("v1"));
-    let out = output(kubectl_trussium_as(&reader, &["status", "rt"])?).await?;
+    let out = run_to_end(kubectl_trussium_as(&reader, &["status", "rt"])?).await?;
     assert_eq!(out.code, 0, "{out}");
     assert!(
         out.stdout.contains("Events\n  unavailable: forbidden:"),
@@ -783,7 +784,7 @@ async fn errors_are_one_clear_line_with_a_non_zero_exit() -> Result<(), Error> {
         "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\n    insecure-skip-tls-verify: true\nusers:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\n",
     )
     .map_err(|e| Error::Io { path: unreachable.clone(), source: e })?;
-    let out = output(kubectl_trussium_as(&unreachable, &["status"])?).await?;
+    let out = run_to_end(kubectl_trussium_as(&unreachable, &["status"])?).await?;
     assert_eq!(out.code, 1, "{out}");
     assert!(
         out.stderr
@@ -791,7 +792,7 @@ async fn errors_are_one_clear_line_with_a_non_zero_exit() -> Result<(), Error> {
         "{out}"
     );
     // A context that does not exist.
-    let out = run(&["status", "--context", "no-such-context"]).await?;
+    let out = plugin(&["status", "--context", "no-such-context"]).await?;
     assert_eq!(out.code, 1, "{out}");
     assert_eq!(
         out.stderr.trim_end(),
@@ -826,7 +827,7 @@ async fn kubectl_completes_runtime_names_through_the_helper() -> Result<(), Erro
             .env("KUBECONFIG", trussium_e2e::admin_kubeconfig_path());
         cmd
     };
-    let out = output(with_env(complete(&["-n", &ns.name, "upgrade", "pr"]))).await?;
+    let out = run_to_end(with_env(complete(&["-n", &ns.name, "upgrade", "pr"]))).await?;
     assert_eq!(out.code, 0, "{out}");
     let values: Vec<&str> = out
         .stdout
@@ -839,8 +840,11 @@ async fn kubectl_completes_runtime_names_through_the_helper() -> Result<(), Erro
         "{out}"
     );
 
-    let out = output(with_env(complete(&["st"]))).await?;
+    let out = run_to_end(with_env(complete(&["st"]))).await?;
     assert!(out.stdout.starts_with("status\tShow one runtime"), "{out}");
+    // A runtime's name wherever a command takes one (history is newer).
+    let out = run_to_end(with_env(complete(&["history", "-n", &ns.name, "pu"]))).await?;
+    assert!(out.stdout.starts_with("public-ai\t"), "{out}");
     ns.delete().await;
     Ok(())
 }

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    Error, TestNamespace, admin_kubeconfig_path, install_crd, kubectl_path, repo_root,
-    require_cluster,
+    Error, TestNamespace, admin_kubeconfig_path, install_crd, kubectl_path, release_dist,
+    repo_root, require_cluster, run_to_end, target_debug_dir,
 };
 
 use crate::plugin_support::*;
@@ -105,7 +105,7 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
         cmd
     };
 
-    let out = output(kubectl(&[
+    let out = run_to_end(kubectl(&[
         "krew",
         "install",
         &format!("--manifest={}", manifest.display()),
@@ -126,8 +126,13 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
         .filter_map(|e| e.ok())
         .any(|v| v.path().join("LICENSE").exists());
     assert!(license, "the LICENSE ships in the archive");
+    let man_pages = std::fs::read_dir(&store)
+        .map_err(Error::io_at(&store))?
+        .filter_map(|e| e.ok())
+        .any(|v| v.path().join("man").join("kubectl-trussium.1").exists());
+    assert!(man_pages, "krew installs the man pages");
 
-    let out = output(kubectl(&["trussium", "status", "-n", &ns.name])).await?;
+    let out = run_to_end(kubectl(&["trussium", "status", "-n", &ns.name])).await?;
     assert_eq!(out.code, 0, "{out}");
     let row: Vec<&str> = out
         .stdout
@@ -143,7 +148,7 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
     );
 
     // Help names the plugin as users type it, through krew's symlink too.
-    let out = output(kubectl(&["trussium", "--help"])).await?;
+    let out = run_to_end(kubectl(&["trussium", "--help"])).await?;
     assert!(
         out.stdout
             .contains("Usage: kubectl trussium [OPTIONS] <COMMAND>"),
@@ -152,14 +157,14 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
 
     // The caveats' completion recipe, then kubectl's plugin completion.
     let helper = krew_root.join("bin").join("kubectl_complete-trussium");
-    let out = output(kubectl(&["trussium", "completion", "kubectl"])).await?;
+    let out = run_to_end(kubectl(&["trussium", "completion", "kubectl"])).await?;
     std::fs::write(&helper, &out.stdout).map_err(Error::io_at(&helper))?;
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755))
             .map_err(Error::io_at(&helper))?;
     }
-    let out = output(kubectl(&[
+    let out = run_to_end(kubectl(&[
         "__complete",
         "trussium",
         "status",

@@ -1,7 +1,7 @@
 //! The release bundle (`make release`, scripts/release.sh; here with the
 //! cheap `cross-check` profile): five archives, each holding a binary for its
-//! own OS and CPU and the LICENSE; the linux/arm64 binary runs under Debian's
-//! qemu-user-static against the cluster; krew's own validate-krew-manifest
+//! own OS and CPU, the LICENSE and the man pages; the linux/arm64 binary runs
+//! under Debian's qemu-user-static against the cluster; krew's own validate-krew-manifest
 //! accepts the manifest, installing every platform from a local web server;
 //! SHA256SUMS, the CRD bundle and the install manifests of this version.
 
@@ -10,7 +10,8 @@ use std::process::Stdio;
 
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    Error, TestNamespace, admin_kubeconfig_path, install_crd, repo_root, require_cluster,
+    Error, PluginOutput, TestNamespace, VERSION, admin_kubeconfig_path, binary_kind, install_crd,
+    path_with, plugin, release_dist, repo_root, require_cluster, run_to_end,
 };
 
 use crate::plugin_support::*;
@@ -24,53 +25,11 @@ const PLATFORMS: [(&str, &str, &str); 5] = [
     ("windows_amd64", "zip", "kubectl-trussium.exe"),
 ];
 
-const VERSION: &str = env!("CARGO_PKG_VERSION");
-
 fn fail(path: &Path, message: String) -> Error {
     Error::Io {
         path: path.to_path_buf(),
         source: std::io::Error::other(message),
     }
-}
-
-/// The binary format and CPU a file's header declares, e.g. "ELF x86-64".
-fn binary_kind(bytes: &[u8]) -> String {
-    let u16le = |at: usize| {
-        bytes
-            .get(at..at + 2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]))
-    };
-    let u32le = |at: usize| {
-        bytes
-            .get(at..at + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
-    if bytes.starts_with(b"\x7fELF") {
-        // e_machine, little-endian 64-bit ELF.
-        return match u16le(18) {
-            Some(62) => "ELF x86-64".into(),
-            Some(183) => "ELF aarch64".into(),
-            other => format!("ELF machine {other:?}"),
-        };
-    }
-    if u32le(0) == Some(0xfeed_facf) {
-        // Mach-O 64-bit: cputype right after the magic.
-        return match u32le(4) {
-            Some(0x0100_0007) => "Mach-O x86-64".into(),
-            Some(0x0100_000c) => "Mach-O arm64".into(),
-            other => format!("Mach-O cputype {other:?}"),
-        };
-    }
-    if bytes.starts_with(b"MZ") {
-        let pe = u32le(0x3c).map(|o| o as usize).unwrap_or(0);
-        if bytes.get(pe..pe + 4) == Some(b"PE\0\0") {
-            return match u16le(pe + 4) {
-                Some(0x8664) => "PE x86-64".into(),
-                other => format!("PE machine {other:?}"),
-            };
-        }
-    }
-    "unknown".into()
 }
 
 fn expected_kind(platform: &str) -> &'static str {
@@ -83,7 +42,7 @@ fn expected_kind(platform: &str) -> &'static str {
     }
 }
 
-async fn command(program: &Path, args: &[&str], dir: &Path) -> Result<Output, Error> {
+async fn command(program: &Path, args: &[&str], dir: &Path) -> Result<PluginOutput, Error> {
     let mut cmd = tokio::process::Command::new(program);
     cmd.args(args)
         .current_dir(dir)
@@ -91,7 +50,7 @@ async fn command(program: &Path, args: &[&str], dir: &Path) -> Result<Output, Er
         .env("PATH", path_with(&[]))
         .stdin(Stdio::null())
         .kill_on_drop(true);
-    output(cmd).await
+    run_to_end(cmd).await
 }
 
 /// Unpacks an archive into `into`.
@@ -138,6 +97,15 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
         let license =
             std::fs::read(into.join("LICENSE")).map_err(Error::io_at(&into.join("LICENSE")))?;
         assert!(!license.is_empty(), "{platform}: empty LICENSE");
+        // The man pages of the plugin and of each of its commands.
+        for page in ["kubectl-trussium.1", "kubectl-trussium-status.1"] {
+            let path = into.join("man").join(page);
+            let text = std::fs::read_to_string(&path).map_err(Error::io_at(&path))?;
+            assert!(
+                text.starts_with(".ie"),
+                "{platform}: {page} is not a man page"
+            );
+        }
         let bin = into.join(exe);
         let bytes = std::fs::read(&bin).map_err(Error::io_at(&bin))?;
         assert_eq!(
@@ -176,7 +144,28 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
     // SHA256SUMS covers every file and holds.
     let out = command(Path::new("sha256sum"), &["-c", "SHA256SUMS"], &dist).await?;
     assert_eq!(out.code, 0, "{out}");
-    assert_eq!(out.stdout.lines().count(), PLATFORMS.len() + 3, "{out}");
+    let mut files: Vec<String> = std::fs::read_dir(&dist)
+        .map_err(Error::io_at(&dist))?
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.path().is_file())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "SHA256SUMS")
+        .collect();
+    files.sort();
+    let mut summed: Vec<String> = out
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_suffix(": OK"))
+        .map(str::to_string)
+        .collect();
+    summed.sort();
+    assert_eq!(summed, files, "SHA256SUMS lists every file of the release");
+    for (platform, _, _) in PLATFORMS {
+        let sbom = format!("kubectl-trussium_{VERSION}_{platform}.cdx.json");
+        assert!(files.contains(&sbom), "{sbom} missing: {files:?}");
+    }
+    let chart = format!("trussium-operator-{VERSION}.tgz");
+    assert!(files.contains(&chart), "{chart} missing: {files:?}");
 
     // The manifest names the release layout with the default base URL.
     let manifest = std::fs::read_to_string(dist.join("trussium.yaml"))
@@ -242,9 +231,33 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
         assert!(install.contains(kind), "{kind} missing from install.yaml");
     }
 
+    // What `kubectl trussium install` applies is what the release ships.
+    let mut shipped = yaml_objects(&crds)?;
+    shipped.extend(yaml_objects(&install)?);
+    let out = plugin(&["install", "-o", "yaml"]).await?;
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(
+        yaml_objects(&out.stdout)?,
+        shipped,
+        "install -o yaml is crds.yaml and install.yaml"
+    );
+
     let _ = std::fs::remove_dir_all(&work);
     ns.delete().await;
     Ok(())
+}
+
+/// The objects of a multi-document YAML file.
+fn yaml_objects(text: &str) -> Result<Vec<serde_json::Value>, Error> {
+    use serde::Deserialize;
+    let mut objects = Vec::new();
+    for document in serde_yaml::Deserializer::from_str(text) {
+        let value = serde_json::Value::deserialize(document)?;
+        if !value.is_null() {
+            objects.push(value);
+        }
+    }
+    Ok(objects)
 }
 
 /// A static file server on an ephemeral port (Python's http.server), stopped
@@ -334,7 +347,7 @@ async fn krews_validate_krew_manifest_accepts_the_manifest() -> Result<(), Error
         .env("PATH", path_with(std::slice::from_ref(&krew_dir)))
         .stdin(Stdio::null())
         .kill_on_drop(true);
-    let out = output(cmd).await?;
+    let out = run_to_end(cmd).await?;
     eprintln!("validate-krew-manifest:\n{}{}", out.stdout, out.stderr);
     assert_eq!(out.code, 0, "{out}");
     assert!(

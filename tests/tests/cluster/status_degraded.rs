@@ -11,7 +11,9 @@ use trussium_api::condition_type;
 
 use crate::status_support::snapshot;
 use crate::status_support::{Expect, StatusRecorder, conditions, settle};
-use trussium_e2e::{Harness, OLD_TAG, TestResult, ensure, image, openai_runtime, with_operator};
+use trussium_e2e::{
+    Harness, OLD_TAG, TestResult, condition, ensure, image, openai_runtime, with_operator,
+};
 
 const N: &str = "Normal";
 const W: &str = "Warning";
@@ -146,10 +148,7 @@ async fn replicas_the_deployment_cannot_create_degrade_the_runtime() -> TestResu
         };
         let rt = settle(fx, "x", &stuck).await?;
         snapshot(fx, "x", "replica-failure", "status_degraded").await?;
-        let degraded = rt
-            .status
-            .as_ref()
-            .and_then(|s| s.condition(condition_type::DEGRADED))
+        let degraded = condition(&rt, condition_type::DEGRADED)
             .map(|c| c.message.clone())
             .unwrap_or_default();
         ensure(

@@ -14,10 +14,10 @@ use crate::status_support::{Expect, conditions, settle};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
-use trussium_api::TrussiumRuntime;
+use trussium_api::{TrussiumRuntime, condition_type};
 use trussium_e2e::{
-    CONVERGE, Harness, NEVER_READY_IMAGE, OLD_TAG, QUIET_AFTER_SETTLING, TestResult, ensure,
-    holds_for, image, openai_runtime, with_operator,
+    CONVERGE, Harness, NEVER_READY_IMAGE, OLD_TAG, QUIET_AFTER_SETTLING, TestResult, condition,
+    ensure, holds_for, image, openai_runtime, with_operator,
 };
 
 use crate::status_support::snapshot;
@@ -224,9 +224,7 @@ async fn unchanged_reconciles_and_status_only_updates_write_nothing() -> TestRes
         fx.stays_idle(SECRET, &mark).await?;
         let scribbled = fx.get("x").await?;
         let message = |rt: &TrussiumRuntime| {
-            rt.status
-                .as_ref()
-                .and_then(|s| s.condition("Ready"))
+            condition(rt, condition_type::READY)
                 .map(|c| c.message.clone())
                 .unwrap_or_default()
         };

@@ -10,8 +10,8 @@ use kube::api::{Patch, PatchParams};
 use serde_json::json;
 use trussium_api::condition_type;
 use trussium_e2e::{
-    Harness, NEVER_READY_IMAGE, NEW_TAG, OLD_TAG, TestResult, ensure, image, openai_runtime,
-    with_operator,
+    Harness, NEVER_READY_IMAGE, NEW_TAG, OLD_TAG, TestResult, condition, ensure, image,
+    openai_runtime, with_operator,
 };
 
 const N: &str = "Normal";
@@ -139,9 +139,7 @@ async fn kubectl_wait_after_an_upgrade_waits_for_the_new_pods() -> TestResult {
                 async || {
                     let rt = fx.get("x").await?;
                     let of = |t: &str| {
-                        rt.status
-                            .as_ref()
-                            .and_then(|s| s.condition(t))
+                        condition(&rt, t)
                             .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
                             .unwrap_or_default()
                     };

@@ -10,10 +10,10 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
 use serde_json::json;
-use trussium_api::TrussiumRuntime;
+use trussium_api::{TrussiumRuntime, condition_type};
 use trussium_e2e::{
-    BoxError, CONVERGE, Identity, Replica, TestNamespace, TestResult, install, minimal,
-    require_cluster, wait_for,
+    BoxError, CONVERGE, Identity, Replica, TestNamespace, TestResult, condition, install, is_ready,
+    minimal, require_cluster, wait_for,
 };
 
 /// After the woken runtime has converged: time for anything else to wake.
@@ -25,10 +25,7 @@ async fn configuration(
     name: &str,
 ) -> Result<String, trussium_e2e::Error> {
     let rt = runtimes.get(name).await?;
-    Ok(rt
-        .status
-        .as_ref()
-        .and_then(|s| s.condition("ConfigurationValid"))
+    Ok(condition(&rt, condition_type::CONFIGURATION_VALID)
         .map(|c| format!("{}/{}", c.status, c.reason))
         .unwrap_or_default())
 }
@@ -99,12 +96,7 @@ async fn a_secret_wakes_only_the_runtimes_of_its_namespace_that_reference_it() -
         // Settled: the ignoring runtime is Ready.
         wait_for("ignores to be Ready", CONVERGE, async || {
             let rt = home_rts.get("ignores").await?;
-            Ok(rt
-                .status
-                .as_ref()
-                .and_then(|s| s.condition("Ready"))
-                .is_some_and(|c| c.status == "True")
-                .then_some(()))
+            Ok(is_ready(&rt).then_some(()))
         })
         .await?;
         tokio::time::sleep(AFTERMATH).await;

@@ -3,7 +3,8 @@
 //! a kubelet would (a TokenRequest token of the operator's ServiceAccount,
 //! `ca.crt` and `namespace` under /var/run/secrets/kubernetes.io/serviceaccount,
 //! KUBERNETES_SERVICE_HOST/PORT), with the arguments, environment, user and
-//! security context of deploy/operator/deployment.yaml.
+//! security context of deploy/operator/deployment.yaml. The image is the
+//! linux/amd64 one of the release bundle's image index.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -19,37 +20,34 @@ use serde_json::{Value, json};
 use tokio::process::Command;
 use tokio::time::Instant;
 use trussium_api::TrussiumRuntime;
+use trussium_e2e::oci::{Index, Layout};
 use trussium_e2e::{
     Audit, BoxError, OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, TestNamespace,
-    TestResult, admin_kubeconfig, free_port, http_get, install, install_leader_election_rbac,
-    minimal, repo_root, require_cluster, wait_for,
+    TestResult, VERSION, admin_kubeconfig, free_port, http_get, image_archive, install,
+    install_leader_election_rbac, is_ready, minimal, release_dist, repo_root, require_cluster,
+    wait_for,
 };
 
-const IMAGE_TAG: &str = "test";
 const START: Duration = Duration::from_secs(90);
 const SERVICE_ACCOUNT_DIR: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 
-/// The test image as `<layout>:<tag>` (a dev build: the same Containerfile
-/// and static binary, cheaper than `make image`'s release build). make test
-/// builds it first and names it in `TRUSSIUM_TEST_IMAGE`; otherwise it is
-/// (re)built here.
-async fn image() -> Result<String, BoxError> {
-    if let Ok(image) = std::env::var("TRUSSIUM_TEST_IMAGE") {
-        return Ok(image);
-    }
-    let dir = repo_root().join("target").join("image");
-    {
-        let status = Command::new(repo_root().join("scripts/image.sh"))
-            .env("IMAGE_PROFILE", "dev")
-            .env("IMAGE_DIR", &dir)
-            .env("IMAGE_TAG", IMAGE_TAG)
-            .status()
-            .await?;
-        if !status.success() {
-            return Err(format!("scripts/image.sh failed: {status}").into());
-        }
-    }
-    Ok(format!("{}:{IMAGE_TAG}", dir.join("oci").display()))
+/// The linux/amd64 image of the release bundle's image index (make test
+/// builds the bundle with the cheap `cross-check` profile), unpacked into
+/// `work` as a layout holding that image alone, as `<layout>:<tag>` for umoci.
+fn image(work: &Path) -> Result<String, BoxError> {
+    let layout = Layout::unpack(&image_archive(&release_dist()?), &work.join("oci"))?;
+    let index: Index = layout.json(&layout.tagged(&format!("v{VERSION}"))?)?;
+    let amd64 = index
+        .manifests
+        .iter()
+        .find(|m| {
+            m.platform
+                .as_ref()
+                .is_some_and(|p| p.architecture == "amd64")
+        })
+        .ok_or("the image index has no linux/amd64 image")?;
+    layout.keep_only(amd64, "amd64")?;
+    Ok(format!("{}:amd64", layout.dir.display()))
 }
 
 async fn run(program: &str, args: &[&str]) -> Result<String, BoxError> {
@@ -267,9 +265,8 @@ async fn the_image_runs_as_a_container_with_in_cluster_configuration() -> TestRe
     let admin = ns.client.clone();
     install(&admin).await?;
     install_leader_election_rbac(&admin).await?;
-    let image = image().await?;
-
     let work = repo_root().join("target").join("e2e").join(&ns.name);
+    let image = image(&work)?;
     let bundle = work.join("bundle");
     let state = work.join("runc");
     std::fs::create_dir_all(&state)?;
@@ -344,11 +341,7 @@ async fn the_image_runs_as_a_container_with_in_cluster_configuration() -> TestRe
             .await?;
         wait_for("runtime after to be Ready", START, async || {
             let rt = runtimes.get("after").await?;
-            let ready = rt
-                .status
-                .as_ref()
-                .and_then(|s| s.condition("Ready"))
-                .is_some_and(|c| c.status == "True");
+            let ready = is_ready(&rt);
             Ok(ready.then_some(()))
         })
         .await?;

@@ -1,5 +1,6 @@
 //! Cluster tests of operators that watch the whole cluster: the operator
-//! image run as a container, and the cluster-wide install mode.
+//! image run as a container, the cluster-wide install mode, and `kubectl
+//! trussium install` (the CRD, the ClusterRole, trussium-system).
 //!
 //! A test binary of its own: cargo runs test binaries one after another, so
 //! these operators never meet the per-namespace operators of the `cluster`
@@ -8,6 +9,7 @@
 
 mod cluster_wide_secrets;
 mod container;
+mod install;
 
 /// Serializes the tests of this binary: one cluster-wide operator at a time.
 pub async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {

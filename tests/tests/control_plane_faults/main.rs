@@ -14,7 +14,7 @@ use kube::ResourceExt;
 use kube::api::ListParams;
 use trussium_api::{TrussiumRuntime, condition_type};
 use trussium_e2e::{
-    BoxError, Harness, OLD_TAG, TestResult, all_ready, check_first_rollout_events,
+    BoxError, Harness, OLD_TAG, TestResult, all_ready, check_first_rollout_events, condition,
     deployment_condition, ensure, events_by_runtime, openai_runtime, repo_root, wait_for,
     with_operator,
 };
@@ -131,11 +131,8 @@ async fn check_report_lag(h: &Harness, runtimes: &[TrussiumRuntime]) -> TestResu
             .filter(|c| c.status == "True")
             .and_then(|c| c.last_transition_time.as_ref())
             .map(|t| t.0.as_second());
-        let ready = rt
-            .status
-            .as_ref()
-            .and_then(|s| s.condition(condition_type::READY))
-            .map(|c| c.last_transition_time.0.as_second());
+        let ready =
+            condition(rt, condition_type::READY).map(|c| c.last_transition_time.0.as_second());
         match (available, ready) {
             (Some(available), Some(ready)) if ready - available <= REPORT_LAG => {}
             _ => late.push(format!(

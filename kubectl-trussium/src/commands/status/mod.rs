@@ -11,10 +11,10 @@ use kube::ResourceExt;
 use kube::api::ListParams;
 use trussium_api::TrussiumRuntime;
 
-use crate::cli::{OutputFormat, StatusArgs};
+use crate::cli::StatusArgs;
 use crate::client::Target;
 use crate::error::{Error, RUNTIMES, Request, Result};
-use crate::output::{self, Palette};
+use crate::output::{self, OutputFormat, Palette};
 use crate::runtime_events;
 
 use render::{RecentEvents, render_detail, render_list};

@@ -13,10 +13,9 @@ use trussium_api::TrussiumRuntime;
 
 use super::render::{RecentEvents, render_detail, render_list};
 use super::{machine, machine_list, nothing_found};
-use crate::cli::OutputFormat;
 use crate::client::{Target, watch_error_is_fatal};
 use crate::error::{EVENTS, RUNTIMES, Request, Result};
-use crate::output::{self, Palette};
+use crate::output::{self, OutputFormat, Palette};
 use crate::runtime_events;
 
 /// Objects kept up to date from a watcher, keyed by namespace/name.

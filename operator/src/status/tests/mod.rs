@@ -16,6 +16,7 @@ mod upgrade;
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::jiff::Timestamp;
 use serde_json::json;
 use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus, condition_type};
 
@@ -65,6 +66,8 @@ pub struct FakeDeployment {
     pub unavailable: i32,
     /// Reason of the Progressing condition, if any.
     pub progressing: Option<&'static str>,
+    /// Its lastUpdateTime (seconds since the epoch).
+    pub progressing_at: i64,
     /// Message of a ReplicaFailure=True condition, if any.
     pub replica_failure: Option<&'static str>,
     /// A pod template annotation (as `kubectl rollout restart` sets one).
@@ -83,9 +86,11 @@ impl FakeDeployment {
             } else {
                 "True"
             };
+            let at = Timestamp::from_second(self.progressing_at).unwrap();
             conditions.push(
                 json!({"type": "Progressing", "status": status, "reason": reason,
-                "message": format!("ReplicaSet \"private-ai-x\": {reason}")}),
+                "message": format!("ReplicaSet \"private-ai-x\": {reason}"),
+                "lastUpdateTime": at.to_string()}),
             );
         }
         if let Some(message) = self.replica_failure {
@@ -199,6 +204,7 @@ impl World {
                     counts: [0; 4],
                     unavailable: 0,
                     progressing: None,
+                    progressing_at: 0,
                     replica_failure: None,
                     restarted_at: None,
                 })
@@ -240,30 +246,36 @@ impl World {
     /// The controller observed the current generation and shows these counts
     /// (replicas, updated, ready, available), still progressing.
     pub fn rolling(&mut self, counts: [i32; 4]) {
+        let now = self.controller_now();
         let d = self.deployment_mut();
         d.observed = d.generation;
         d.counts = counts;
         d.unavailable = unavailable(counts);
         d.progressing = Some("ReplicaSetUpdated");
+        d.progressing_at = now;
     }
 
     /// The controller finished the rollout of the current generation.
     pub fn rolled_out(&mut self) {
+        let now = self.controller_now();
         let d = self.deployment_mut();
         d.observed = d.generation;
         d.counts = [d.spec_replicas; 4];
         d.unavailable = 0;
         d.progressing = Some("NewReplicaSetAvailable");
+        d.progressing_at = now;
     }
 
     /// The current generation's rollout exceeded its progress deadline, with
     /// these counts.
     pub fn deadline_exceeded(&mut self, counts: [i32; 4]) {
+        let now = self.controller_now();
         let d = self.deployment_mut();
         d.observed = d.generation;
         d.counts = counts;
         d.unavailable = unavailable(counts);
         d.progressing = Some("ProgressDeadlineExceeded");
+        d.progressing_at = now;
     }
 
     /// Going back to an earlier pod template: the controller adopted that
@@ -277,6 +289,24 @@ impl World {
         d.observed = d.generation;
         d.counts = counts;
         d.unavailable = 0;
+    }
+
+    /// As [`Self::readopted_with_a_stale_deadline`], but the first report
+    /// after the adoption also has stale counts: the failed ReplicaSet's pod
+    /// is still unavailable in the controller's cache. Seen on a real control
+    /// plane for a few milliseconds.
+    pub fn readopted_with_stale_counts(&mut self, counts: [i32; 4]) {
+        let d = self.deployment_mut();
+        assert_eq!(d.progressing, Some("ProgressDeadlineExceeded"));
+        d.observed = d.generation;
+        d.counts = counts;
+        d.unavailable = unavailable(counts);
+    }
+
+    /// When the Deployment controller acts: between the last reconcile and
+    /// the next.
+    fn controller_now(&self) -> i64 {
+        self.clock - 5
     }
 
     /// Creates and rolls out the first Deployment, walking the first rollout.
@@ -378,7 +408,8 @@ fn check_invariants(status: &TrussiumRuntimeStatus, generation: i64) {
     check_stalled(status);
 }
 
-/// Stalled, stated from the other conditions as DESIGN.md states it: True
+/// Stalled, stated from the other conditions as the design record
+/// (docs/src/development/design.md, "Stalled") states it: True
 /// exactly for a failed rollout or a missing Secret, with that cause's
 /// reason; Retrying while the operator retries a failure; else AsExpected.
 fn check_stalled(status: &TrussiumRuntimeStatus) {

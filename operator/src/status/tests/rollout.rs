@@ -514,6 +514,17 @@ fn hpa_scales(w: &mut World, replicas: i32) {
 }
 
 #[test]
+fn without_autoscaling_spec_replicas_is_desired_before_the_deployment_has_it() {
+    let mut w = World::new();
+    w.provision();
+    w.scale(4);
+    // Not applied yet: the Deployment still asks for the old count.
+    assert_ne!(w.deployment.as_ref().map(|d| d.spec_replicas), Some(4));
+    let s = w.reconcile();
+    assert_eq!(s.status.desired_replicas, Some(4));
+}
+
+#[test]
 fn autoscaling_follows_the_hpa() {
     let mut w = World::from_yaml(AUTOSCALED);
     w.references = ReferenceCheck::Resolved {

@@ -217,8 +217,13 @@ fn upgrade_to_a_failing_image_then_going_back() {
     );
 
     // The controller adopts the old ReplicaSet but still shows the failed
-    // one's deadline: not a failure of going back (no Warning); not ready
-    // either while the failed pod is counted.
+    // one's deadline, at first with the failed pod still unavailable: not a
+    // failure of going back (no Warning), the deadline was set before going
+    // back began; not ready either while the failed pod is counted.
+    w.readopted_with_stale_counts([2, 1, 1, 1]);
+    let s = w.reconcile();
+    assert_conditions(&s.status, UPGRADING_ROLLING);
+    assert_events(&s.events, &[]);
     w.readopted_with_a_stale_deadline([2, 1, 1, 1]);
     let s = w.reconcile();
     assert_conditions(&s.status, UPGRADING_ROLLING);
@@ -249,6 +254,27 @@ fn upgrade_to_a_failing_image_then_going_back() {
             "Normal/RuntimeReady",
             "Normal/RuntimeUpgradeCompleted",
         ]
+    );
+}
+
+#[test]
+fn going_back_that_fails_too_is_a_failed_upgrade() {
+    // The earlier ReplicaSet cannot come back (its image is gone, say): the
+    // controller's next verdict is set after going back began, so it counts.
+    let mut w = World::new();
+    failed_upgrade(&mut w);
+    w.reconcile();
+    w.set_tag("v1.22.0");
+    w.apply();
+    w.reconcile();
+    w.readopted_with_stale_counts([2, 1, 1, 1]);
+    assert_conditions(&w.reconcile().status, UPGRADING_ROLLING);
+    w.deadline_exceeded([2, 1, 1, 1]);
+    let s = w.reconcile();
+    assert_conditions(&s.status, UPGRADE_FAILED);
+    assert_events(
+        &s.events,
+        &["Warning/RuntimeDegraded", "Warning/RuntimeUpgradeFailed"],
     );
 }
 

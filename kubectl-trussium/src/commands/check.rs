@@ -1,0 +1,678 @@
+//! `kubectl trussium check [-n NS] [--operator-namespace NS] [-o json|yaml]`:
+//! one checklist a person reads at a glance. Each check is a pure judgment
+//! of what was read; a check whose premise failed is not run (and says why).
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::jiff::Timestamp;
+use kube::{Api, CustomResourceExt, Resource};
+use serde::Serialize;
+use trussium_api::TrussiumRuntime;
+use trussium_api::crd::{is_established, version_of};
+use trussium_api::image::split_reference;
+use trussium_api::operator::OperatorArgs;
+use trussium_api::status::ConditionStatus;
+
+use crate::access::{self, Permission};
+use crate::age;
+use crate::cli::{CheckArgs, GlobalFlags};
+use crate::client::{Target, connect};
+use crate::error::{CRDS, DEPLOYMENTS, Error, LEASES, Request, Result};
+use crate::manifests;
+use crate::output::{self, Palette};
+use crate::release::{VERSION, compare};
+
+/// What one check found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "result")]
+pub enum Outcome {
+    Passed {
+        message: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    Failed {
+        message: String,
+        next_step: String,
+    },
+    /// Not run: something it needs failed before.
+    Skipped {
+        message: String,
+    },
+}
+
+use Outcome::{Failed, Passed, Skipped};
+
+/// One line of the checklist.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub check: &'static str,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+fn passed(message: impl Into<String>) -> Outcome {
+    Passed {
+        message: message.into(),
+    }
+}
+
+fn failed(message: impl Into<String>, next_step: impl Into<String>) -> Outcome {
+    Failed {
+        message: message.into(),
+        next_step: next_step.into(),
+    }
+}
+
+pub async fn run(flags: &GlobalFlags, args: &CheckArgs, palette: Palette) -> Result<()> {
+    let operator_namespace = match &args.operator_namespace {
+        Some(ns) => ns.to_string(),
+        None => manifests::default_namespace().map_err(|e| Error::Config(e.to_string()))?,
+    };
+    let findings = gather(flags, &operator_namespace).await;
+    let failures = findings
+        .iter()
+        .filter(|f| matches!(f.outcome, Failed { .. }))
+        .count();
+    match args.output {
+        Some(format) => output::print(&output::render_machine(
+            &serde_json::json!({ "ok": failures == 0, "checks": findings }),
+            format,
+        )?)?,
+        None => output::print(&render(&findings, palette))?,
+    }
+    if failures > 0 {
+        return Err(Error::ChecksFailed {
+            failed: failures,
+            total: findings.len(),
+        });
+    }
+    Ok(())
+}
+
+/// The names of the checks, in order.
+pub const CHECKS: [&str; 7] = [
+    "cluster",
+    "crd",
+    "operator",
+    "operator version",
+    "leader",
+    "watched namespace",
+    "access",
+];
+
+/// Runs every check it can.
+async fn gather(flags: &GlobalFlags, operator_namespace: &str) -> Vec<Finding> {
+    let mut outcomes: Vec<Outcome> = Vec::new();
+    let target = match connect(flags).await {
+        Ok(target) => target,
+        Err(e) => {
+            outcomes.push(failed(e.to_string(), next_step_for(&e)));
+            return findings(outcomes, "the cluster cannot be reached");
+        }
+    };
+    match target.client.apiserver_version().await {
+        Ok(info) => outcomes.push(passed(format!(
+            "the API server at {} answers (Kubernetes {})",
+            target.server, info.git_version
+        ))),
+        Err(e) => {
+            let e = target.fail(Request::new("get", "version"), e);
+            outcomes.push(failed(e.to_string(), next_step_for(&e)));
+            return findings(outcomes, "the cluster does not answer");
+        }
+    }
+    let namespace = target.namespace.clone();
+    let deployment_name = manifests::deployment_name().unwrap_or_default();
+
+    let crds: Api<CustomResourceDefinition> = Api::all(target.client.clone());
+    let crd_name = TrussiumRuntime::crd_name();
+    outcomes.push(
+        match crds
+            .get_opt(crd_name)
+            .await
+            .map_err(|e| target.fail(Request::new("get", CRDS).name(crd_name), e))
+        {
+            Ok(crd) => judge_crd(crd.as_ref(), VERSION),
+            Err(e) => failed(e.to_string(), next_step_for(&e)),
+        },
+    );
+
+    let deployments: Api<Deployment> = Api::namespaced(target.client.clone(), operator_namespace);
+    let deployment = deployments.get_opt(&deployment_name).await.map_err(|e| {
+        target.fail(
+            Request::new("get", DEPLOYMENTS)
+                .namespace(Some(operator_namespace))
+                .name(&deployment_name),
+            e,
+        )
+    });
+    let deployment = match deployment {
+        Ok(Some(d)) => d,
+        Ok(None) => {
+            outcomes.push(failed(
+                format!(
+                    "no operator Deployment {deployment_name} in namespace {operator_namespace}"
+                ),
+                "install it: `kubectl trussium install --wait` (or pass --operator-namespace where it runs)",
+            ));
+            outcomes.extend(skip(3, "no operator Deployment"));
+            outcomes.push(access(&target, &namespace).await);
+            return findings(outcomes, "");
+        }
+        Err(e) => {
+            outcomes.push(failed(e.to_string(), next_step_for(&e)));
+            outcomes.extend(skip(3, "the operator Deployment could not be read"));
+            outcomes.push(access(&target, &namespace).await);
+            return findings(outcomes, "");
+        }
+    };
+    outcomes.push(judge_deployment(&deployment));
+    outcomes.push(judge_operator_version(&deployment, VERSION));
+    let (args, env) = container_args(&deployment);
+    let operator_args = OperatorArgs::read(&args, &env);
+    outcomes.push(lease(&target, &operator_args, &deployment).await);
+    outcomes.push(judge_scope(&operator_args, &namespace));
+    outcomes.push(access(&target, &namespace).await);
+    findings(outcomes, "")
+}
+
+/// Pairs the outcomes with [`CHECKS`], the rest skipped for `why`.
+fn findings(mut outcomes: Vec<Outcome>, why: &str) -> Vec<Finding> {
+    let rest = CHECKS.len().saturating_sub(outcomes.len());
+    outcomes.extend(skip(rest, why));
+    CHECKS
+        .iter()
+        .zip(outcomes)
+        .map(|(check, outcome)| Finding { check, outcome })
+        .collect()
+}
+
+fn skip(n: usize, why: &str) -> Vec<Outcome> {
+    vec![
+        Skipped {
+            message: format!("not checked: {why}"),
+        };
+        n
+    ]
+}
+
+/// The next step an error's own hint gives, else a generic one.
+fn next_step_for(e: &Error) -> String {
+    e.hint()
+        .map(|h| h.lines().collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|| "see the message above".to_string())
+}
+
+async fn lease(target: &Target, args: &OperatorArgs, deployment: &Deployment) -> Outcome {
+    let Some((lease_namespace, lease_name)) = &args.lease else {
+        let replicas = deployment
+            .spec
+            .as_ref()
+            .and_then(|s| s.replicas)
+            .unwrap_or(1);
+        return judge_no_election(replicas);
+    };
+    let operator_namespace = deployment.metadata.namespace.clone().unwrap_or_default();
+    let lease_namespace = lease_namespace.as_deref().unwrap_or(&operator_namespace);
+    let leases: Api<Lease> = Api::namespaced(target.client.clone(), lease_namespace);
+    match leases.get_opt(lease_name).await {
+        Ok(lease) => judge_lease(
+            lease.as_ref(),
+            lease_namespace,
+            lease_name,
+            &logs_step(deployment),
+            Timestamp::now(),
+        ),
+        Err(e) => {
+            let e = target.fail(
+                Request::new("get", LEASES)
+                    .namespace(Some(lease_namespace))
+                    .name(lease_name),
+                e,
+            );
+            failed(e.to_string(), next_step_for(&e))
+        }
+    }
+}
+
+async fn access(target: &Target, namespace: &str) -> Outcome {
+    let wanted: Vec<Permission> = ["get", "list", "watch", "patch"]
+        .iter()
+        .map(|verb| Permission {
+            verb: verb.to_string(),
+            group: TrussiumRuntime::group(&()).to_string(),
+            resource: TrussiumRuntime::plural(&()).to_string(),
+            namespace: Some(namespace.to_string()),
+            name: None,
+        })
+        .collect();
+    match access::missing(target, &wanted).await {
+        Ok(missing) => judge_access(&missing, namespace),
+        Err(e) => failed(e.to_string(), next_step_for(&e)),
+    }
+}
+
+/// The operator container's args and literal env of a Deployment.
+fn container_args(deployment: &Deployment) -> (Vec<String>, Vec<(String, String)>) {
+    let value = serde_json::to_value(deployment).unwrap_or_default();
+    manifests::container_args(&value)
+}
+
+fn judge_crd(crd: Option<&CustomResourceDefinition>, plugin: &str) -> Outcome {
+    let Some(crd) = crd else {
+        return failed(
+            format!("the CRD {} is not installed", TrussiumRuntime::crd_name()),
+            "install it with the operator: `kubectl trussium install --wait`",
+        );
+    };
+    let established = is_established(crd);
+    if !established {
+        return failed(
+            "the CRD is installed but not established (the API server does not serve it yet)",
+            format!(
+                "see why: `kubectl get crd {} -o yaml`",
+                TrussiumRuntime::crd_name()
+            ),
+        );
+    }
+    match version_of(crd).map(|v| (v, compare(v, plugin))) {
+        Some((_, Some(std::cmp::Ordering::Equal))) => passed(format!(
+            "the CRD is installed, version {plugin} (the plugin's)"
+        )),
+        Some((installed, Some(std::cmp::Ordering::Greater))) => failed(
+            format!("the CRD is version {installed}, newer than the plugin's {plugin}"),
+            "upgrade the plugin: `kubectl krew upgrade trussium`",
+        ),
+        Some((installed, _)) => failed(
+            format!("the CRD is version {installed}, older than the plugin's {plugin}"),
+            "upgrade it in place (runtimes keep running): `kubectl trussium install`",
+        ),
+        None => failed(
+            format!(
+                "the CRD carries no version ({} label), so it is older than the plugin's {plugin}",
+                trussium_api::crd::VERSION_LABEL
+            ),
+            "upgrade it in place (runtimes keep running): `kubectl trussium install`",
+        ),
+    }
+}
+
+/// Where to look when the operator misbehaves.
+fn logs_step(deployment: &Deployment) -> String {
+    let name = deployment.metadata.name.clone().unwrap_or_default();
+    let ns = deployment.metadata.namespace.clone().unwrap_or_default();
+    format!(
+        "see why: `kubectl -n {ns} describe deployment {name}` and `kubectl -n {ns} logs deployment/{name}`"
+    )
+}
+
+fn judge_deployment(deployment: &Deployment) -> Outcome {
+    let name = deployment.metadata.name.clone().unwrap_or_default();
+    let ns = deployment.metadata.namespace.clone().unwrap_or_default();
+    let status = deployment.status.clone().unwrap_or_default();
+    let desired = deployment
+        .spec
+        .as_ref()
+        .and_then(|s| s.replicas)
+        .unwrap_or(1);
+    let ready = status.ready_replicas.unwrap_or(0);
+    let available = status
+        .conditions
+        .as_ref()
+        .and_then(|cs| cs.iter().find(|c| c.type_ == "Available"));
+    let logs = logs_step(deployment);
+    match available {
+        Some(c) if ConditionStatus::parse(&c.status) == ConditionStatus::True => passed(format!(
+            "the operator Deployment {ns}/{name} is available ({ready}/{desired} ready)"
+        )),
+        Some(c) => failed(
+            format!(
+                "the operator Deployment {ns}/{name} is not available ({ready}/{desired} ready): {}",
+                c.message.clone().unwrap_or_default()
+            ),
+            logs,
+        ),
+        None => failed(
+            format!(
+                "the operator Deployment {ns}/{name} reports no availability yet ({ready}/{desired} ready)"
+            ),
+            logs,
+        ),
+    }
+}
+
+/// The operator's version is its image tag when that is a release tag.
+fn judge_operator_version(deployment: &Deployment, plugin: &str) -> Outcome {
+    let image = deployment
+        .spec
+        .as_ref()
+        .and_then(|s| s.template.spec.as_ref())
+        .and_then(|p| p.containers.first())
+        .and_then(|c| c.image.clone())
+        .unwrap_or_default();
+    let (_, tag, _) = split_reference(&image);
+    match tag.map(|t| (t, compare(t, plugin))) {
+        Some((_, Some(std::cmp::Ordering::Equal))) => {
+            passed(format!("the operator runs {image} (the plugin's version)"))
+        }
+        Some((tag, Some(_))) => failed(
+            format!("the operator runs {tag}, the plugin is {plugin}"),
+            format!(
+                "install the plugin's version: `kubectl trussium install` (or a plugin of version {})",
+                tag.trim_start_matches('v')
+            ),
+        ),
+        _ => passed(format!(
+            "the operator runs {image} (not a release tag: its version is not compared)"
+        )),
+    }
+}
+
+fn judge_no_election(replicas: i32) -> Outcome {
+    if replicas > 1 {
+        failed(
+            format!(
+                "leader election is off (--leader-elect=false) but {replicas} replicas run: all of them reconcile"
+            ),
+            "turn leader election on (drop --leader-elect=false) or run one replica",
+        )
+    } else {
+        passed("leader election is off (--leader-elect=false); one replica reconciles")
+    }
+}
+
+fn judge_lease(
+    lease: Option<&Lease>,
+    namespace: &str,
+    name: &str,
+    logs: &str,
+    now: Timestamp,
+) -> Outcome {
+    let Some(spec) = lease.and_then(|l| l.spec.as_ref()) else {
+        return failed(
+            format!("no Lease {namespace}/{name}: no replica has become leader"),
+            logs,
+        );
+    };
+    let holder = spec.holder_identity.clone().filter(|h| !h.is_empty());
+    let renewed = spec.renew_time.as_ref().map(|t| t.0);
+    let duration = i64::from(spec.lease_duration_seconds.unwrap_or(15));
+    match (holder, renewed) {
+        (Some(holder), Some(renewed)) => {
+            let ago = now.as_second() - renewed.as_second();
+            if ago <= duration {
+                passed(format!(
+                    "{holder} leads: it renewed the Lease {namespace}/{name} {} ago",
+                    age::human(ago)
+                ))
+            } else {
+                failed(
+                    format!(
+                        "the Lease {namespace}/{name} is stale: {holder} last renewed it {} ago (it lasts {duration}s)",
+                        age::human(ago)
+                    ),
+                    logs,
+                )
+            }
+        }
+        _ => failed(
+            format!("nobody holds the Lease {namespace}/{name}: no replica leads"),
+            logs,
+        ),
+    }
+}
+
+fn judge_scope(args: &OperatorArgs, namespace: &str) -> Outcome {
+    match &args.watch_namespace {
+        None => passed(format!(
+            "the operator watches all namespaces, {namespace} among them"
+        )),
+        Some(watched) if watched == namespace => {
+            passed(format!("the operator watches namespace {namespace}"))
+        }
+        Some(watched) => failed(
+            format!("the operator watches only namespace {watched}, not {namespace}"),
+            format!(
+                "use -n {watched}, or reinstall it to watch {namespace} (`kubectl trussium install --watch-namespace {namespace}`) or all namespaces (`kubectl trussium install`)"
+            ),
+        ),
+    }
+}
+
+fn judge_access(missing: &[Permission], namespace: &str) -> Outcome {
+    if missing.is_empty() {
+        return passed(format!(
+            "you may read and patch runtimes in namespace {namespace}"
+        ));
+    }
+    let verbs: Vec<&str> = missing.iter().map(|p| p.verb.as_str()).collect();
+    failed(
+        format!(
+            "you may not {} runtimes in namespace {namespace}",
+            verbs.join(", ")
+        ),
+        format!(
+            "ask a cluster administrator for a Role in {namespace} that allows {} on {}.{}",
+            verbs.join(", "),
+            TrussiumRuntime::plural(&()),
+            TrussiumRuntime::group(&())
+        ),
+    )
+}
+
+/// The checklist: ✓, ✗ or –, the check's message, and under each ✗ its
+/// next step.
+pub fn render(findings: &[Finding], palette: Palette) -> String {
+    let mut text = String::new();
+    for finding in findings {
+        match &finding.outcome {
+            Passed { message } => {
+                text.push_str(&format!("{} {message}\n", palette.good("✓")));
+            }
+            Failed { message, next_step } => {
+                text.push_str(&format!("{} {message}\n", palette.bad("✗")));
+                text.push_str(&format!("  → {next_step}\n"));
+            }
+            Skipped { message } => {
+                text.push_str(&palette.dim(&format!("– {}: {message}", finding.check)));
+                text.push('\n');
+            }
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::fixtures::at;
+
+    fn crd(version: Option<&str>, established: bool) -> CustomResourceDefinition {
+        let labels = version.map(|v| json!({"app.kubernetes.io/version": v}));
+        serde_json::from_value(json!({
+            "metadata": {"name": "trussiumruntimes.runtime.trussium.io", "labels": labels},
+            "spec": {"group": "runtime.trussium.io", "scope": "Namespaced",
+                     "names": {"plural": "trussiumruntimes", "kind": "TrussiumRuntime"}, "versions": []},
+            "status": {"conditions": [{"type": "Established", "status": if established {"True"} else {"False"}}]}
+        }))
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn message(outcome: &Outcome) -> String {
+        match outcome {
+            Passed { message } | Skipped { message } => message.clone(),
+            Failed { message, next_step } => format!("{message} → {next_step}"),
+        }
+    }
+
+    #[test]
+    fn the_crd_and_its_version() {
+        assert!(matches!(
+            judge_crd(Some(&crd(Some("0.1.0"), true)), "0.1.0"),
+            Passed { .. }
+        ));
+        let missing = message(&judge_crd(None, "0.1.0"));
+        assert!(missing.contains("not installed → install it"), "{missing}");
+        let older = message(&judge_crd(Some(&crd(Some("0.0.9"), true)), "0.1.0"));
+        assert!(
+            older.contains("version 0.0.9, older than the plugin's 0.1.0"),
+            "{older}"
+        );
+        assert!(older.contains("`kubectl trussium install`"), "{older}");
+        let newer = message(&judge_crd(Some(&crd(Some("1.0.0"), true)), "0.1.0"));
+        assert!(
+            newer.contains("newer") && newer.contains("krew upgrade"),
+            "{newer}"
+        );
+        let unlabelled = message(&judge_crd(Some(&crd(None, true)), "0.1.0"));
+        assert!(unlabelled.contains("carries no version"), "{unlabelled}");
+        let pending = message(&judge_crd(Some(&crd(Some("0.1.0"), false)), "0.1.0"));
+        assert!(pending.contains("not established"), "{pending}");
+    }
+
+    fn deployment(available: Option<bool>, image: &str, ready: i32) -> Deployment {
+        let conditions: Vec<_> = available
+            .map(|a| {
+                json!({"type": "Available", "status": if a {"True"} else {"False"},
+                            "message": "Deployment does not have minimum availability."})
+            })
+            .into_iter()
+            .collect();
+        serde_json::from_value(json!({
+            "metadata": {"name": "trussium-operator", "namespace": "trussium-system"},
+            "spec": {"replicas": 2, "selector": {}, "template": {"spec": {"containers": [
+                {"name": "operator", "image": image, "args": ["--namespace=ai"]}]}}},
+            "status": {"readyReplicas": ready, "conditions": conditions}
+        }))
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn the_operator_deployment_and_its_version() {
+        let image = "ghcr.io/trussiumhq/trussium-operator:v0.1.0";
+        let ok = message(&judge_deployment(&deployment(Some(true), image, 2)));
+        assert_eq!(
+            ok,
+            "the operator Deployment trussium-system/trussium-operator is available (2/2 ready)"
+        );
+        let down = message(&judge_deployment(&deployment(Some(false), image, 0)));
+        assert!(down.contains("is not available (0/2 ready)"), "{down}");
+        assert!(down.contains("logs deployment/trussium-operator"), "{down}");
+        assert!(matches!(
+            judge_operator_version(&deployment(Some(true), image, 2), "0.1.0"),
+            Passed { .. }
+        ));
+        let old = message(&judge_operator_version(
+            &deployment(Some(true), "r/op:v0.0.9", 2),
+            "0.1.0",
+        ));
+        assert!(old.contains("runs v0.0.9, the plugin is 0.1.0"), "{old}");
+        assert!(matches!(
+            judge_operator_version(&deployment(Some(true), "r/op:latest", 2), "0.1.0"),
+            Passed { .. }
+        ));
+        let (args, _) = container_args(&deployment(Some(true), image, 2));
+        assert_eq!(args, ["--namespace=ai"]);
+    }
+
+    fn lease(holder: Option<&str>, renewed: Option<i64>) -> Lease {
+        serde_json::from_value(json!({
+            "metadata": {"name": "trussium-operator"},
+            "spec": {"holderIdentity": holder, "leaseDurationSeconds": 15,
+                     "renewTime": renewed.map(|s| at(s).to_string())}
+        }))
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_fresh_lease_has_a_leader() {
+        let judge = |l: Option<&Lease>| {
+            message(&judge_lease(
+                l,
+                "trussium-system",
+                "trussium-operator",
+                "see the logs",
+                at(0),
+            ))
+        };
+        let fresh = lease(Some("op-1"), Some(-3));
+        assert_eq!(
+            judge(Some(&fresh)),
+            "op-1 leads: it renewed the Lease trussium-system/trussium-operator 3s ago"
+        );
+        let stale = judge(Some(&lease(Some("op-1"), Some(-120))));
+        assert!(
+            stale.contains("is stale: op-1 last renewed it 2m ago (it lasts 15s)"),
+            "{stale}"
+        );
+        let released = judge(Some(&lease(None, Some(-1))));
+        assert!(released.contains("nobody holds the Lease"), "{released}");
+        let none = judge(None);
+        assert!(
+            none.contains("no Lease trussium-system/trussium-operator"),
+            "{none}"
+        );
+        assert!(matches!(judge_no_election(1), Passed { .. }));
+        assert!(matches!(judge_no_election(2), Failed { .. }));
+    }
+
+    #[test]
+    fn the_watched_namespace() {
+        let all = OperatorArgs::read(&[], &[]);
+        assert!(matches!(judge_scope(&all, "ai"), Passed { .. }));
+        let one = OperatorArgs::read(&["--namespace=ai".to_string()], &[]);
+        assert!(matches!(judge_scope(&one, "ai"), Passed { .. }));
+        let other = message(&judge_scope(&one, "team-a"));
+        assert!(
+            other.contains("watches only namespace ai, not team-a"),
+            "{other}"
+        );
+        assert!(other.contains("--watch-namespace team-a"), "{other}");
+    }
+
+    #[test]
+    fn access_names_the_missing_verbs() {
+        let patch = Permission {
+            verb: "patch".into(),
+            group: "runtime.trussium.io".into(),
+            resource: "trussiumruntimes".into(),
+            namespace: Some("ai".into()),
+            name: None,
+        };
+        assert!(matches!(judge_access(&[], "ai"), Passed { .. }));
+        assert_eq!(
+            message(&judge_access(&[patch], "ai")),
+            "you may not patch runtimes in namespace ai → ask a cluster administrator for a Role in ai that allows patch on trussiumruntimes.runtime.trussium.io"
+        );
+    }
+
+    #[test]
+    fn the_checklist_reads_at_a_glance() {
+        let findings = findings(
+            vec![
+                passed("the API server at https://k answers (Kubernetes v1.36.4)"),
+                failed("the CRD is not installed", "kubectl trussium install"),
+            ],
+            "no operator",
+        );
+        assert_eq!(findings.len(), CHECKS.len());
+        let text = render(&findings, Palette::PLAIN);
+        assert!(
+            text.starts_with(
+                "✓ the API server at https://k answers (Kubernetes v1.36.4)\n\
+                 ✗ the CRD is not installed\n  → kubectl trussium install\n\
+                 – operator: not checked: no operator\n"
+            ),
+            "{text}"
+        );
+        let json = serde_json::to_value(&findings[1]).unwrap_or_default();
+        assert_eq!(
+            json,
+            json!({"check": "crd", "result": "failed", "message": "the CRD is not installed",
+                   "nextStep": "kubectl trussium install"})
+        );
+    }
+}
