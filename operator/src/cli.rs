@@ -52,12 +52,12 @@ pub struct Cli {
     /// How long one API request may go unanswered before it fails (it is
     /// retried). Watches are not bound by it: they stay open for
     /// --watch-timeout-seconds.
-    #[arg(long, default_value = "30s", value_parser = duration::parse)]
+    #[arg(long, env = "TRUSSIUM_REQUEST_TIMEOUT", default_value = "30s", value_parser = timeout)]
     pub request_timeout: Duration,
 
     /// How long one reconcile of a runtime may take before it is abandoned
     /// and retried: a hung request can never hold a runtime forever.
-    #[arg(long, default_value = "2m", value_parser = duration::parse)]
+    #[arg(long, env = "TRUSSIUM_RECONCILE_TIMEOUT", default_value = "2m", value_parser = timeout)]
     pub reconcile_timeout: Duration,
 
     /// Seconds a watch runs before the operator opens it again (the API
@@ -122,4 +122,49 @@ pub enum LogFormat {
 /// The clap command, for help and for the manual.
 pub fn command() -> clap::Command {
     Cli::command()
+}
+
+/// A duration greater than zero: a zero timeout would fail every request
+/// or reconcile at once.
+fn timeout(value: &str) -> Result<Duration, String> {
+    let parsed = duration::parse(value)?;
+    if parsed.is_zero() {
+        return Err(format!(
+            "{value:?} is zero: a timeout must be greater than 0"
+        ));
+    }
+    Ok(parsed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts_are_durations_greater_than_zero() {
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(["trussium-operator"].iter().chain(args))
+                .map(|cli| (cli.request_timeout, cli.reconcile_timeout))
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            parse(&[]),
+            Ok((Duration::from_secs(30), Duration::from_secs(120)))
+        );
+        assert_eq!(
+            parse(&["--request-timeout=5s", "--reconcile-timeout=1m30s"]),
+            Ok((Duration::from_secs(5), Duration::from_secs(90)))
+        );
+        for bad in [
+            "--request-timeout=0s",
+            "--reconcile-timeout=0",
+            "--request-timeout=soon",
+        ] {
+            let error = parse(&[bad]).err().unwrap_or_default();
+            assert!(
+                error.contains("is zero") || error.contains("invalid duration"),
+                "{bad}: {error}"
+            );
+        }
+    }
 }
