@@ -34,6 +34,12 @@ pub fn cluster_dir() -> PathBuf {
     env_path(CLUSTER_DIR_ENV).unwrap_or_else(|| repo_root().join(".cluster"))
 }
 
+/// `target/e2e/`: what the tests write for a look afterwards (operator logs,
+/// kubeconfigs, the soak's samples, release builds).
+pub fn e2e_dir() -> PathBuf {
+    repo_root().join("target").join("e2e")
+}
+
 /// The cached control-plane binaries (`tests/cluster/build.sh`), kubectl 1.36 among them.
 pub fn control_plane_bin_dir() -> PathBuf {
     env_path(BIN_DIR_ENV).unwrap_or_else(|| {

@@ -16,8 +16,7 @@ use kube::{Client, ResourceExt};
 use tokio::process::{Child, Command};
 
 use crate::{
-    BoxError, Error, free_port, http_get, kubeconfig_for_service_account, operator_binary,
-    repo_root,
+    BoxError, Error, e2e_dir, free_port, http_get, kubeconfig_for_service_account, operator_binary,
 };
 
 /// A running operator started from a Deployment; killed when dropped.
@@ -87,7 +86,7 @@ impl DeployedOperator {
             .and_then(|p| p.service_account_name.clone())
             .unwrap_or_else(|| "default".into());
         let container = container(deployment)?;
-        let dir = repo_root().join("target").join("e2e");
+        let dir = e2e_dir();
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let kubeconfig = dir.join(format!("{pod_name}.kubeconfig"));
         kubeconfig_for_service_account(admin, &namespace, &account, &kubeconfig).await?;

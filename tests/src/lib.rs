@@ -44,8 +44,8 @@ pub use audit::{
 };
 pub use cluster::{
     BIN_DIR_ENV, CLUSTER_DIR_ENV, KUBECONFIG_ENV, UNDER_MAKE_TEST_ENV, admin_client, admin_config,
-    admin_kubeconfig, admin_kubeconfig_path, cluster_dir, control_plane_bin_dir, repo_root,
-    require_cluster,
+    admin_kubeconfig, admin_kubeconfig_path, cluster_dir, control_plane_bin_dir, e2e_dir,
+    repo_root, require_cluster,
 };
 pub use crd::install_crd;
 pub use deployed::DeployedOperator;

@@ -19,7 +19,7 @@ use std::process::Command;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::{Error, kubectl_path, repo_root};
+use crate::{Error, e2e_dir, kubectl_path, repo_root};
 
 /// The chart's directory, relative to the checkout.
 pub const CHART_DIR: &str = "charts/trussium-operator";
@@ -80,7 +80,7 @@ pub fn run_tool(program: &Path, args: &[&str]) -> Result<String, Error> {
 
 /// Writes `values` (a JSON object) as a values file for `helm -f`.
 pub fn values_file(values: &Value) -> Result<PathBuf, Error> {
-    let dir = repo_root().join("target").join("e2e").join("values");
+    let dir = e2e_dir().join("values");
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let text = serde_json::to_string(values)?;
     // Named by content: concurrent tests never overwrite each other's.

@@ -14,7 +14,7 @@ use kube::{Api, Client, ResourceExt};
 use tokio::process::{Child, Command};
 
 use crate::crd::INSTALLER;
-use crate::{Error, Relay, install_crd, kubeconfig_for_service_account, repo_root};
+use crate::{Error, Relay, e2e_dir, install_crd, kubeconfig_for_service_account, repo_root};
 
 pub const OPERATOR_NAMESPACE: &str = "trussium-system";
 pub const OPERATOR_SERVICE_ACCOUNT: &str = "trussium-operator";
@@ -137,7 +137,7 @@ impl Operator {
         relay: Option<&Relay>,
     ) -> Result<Operator, Error> {
         install(admin).await?;
-        let dir = repo_root().join("target").join("e2e");
+        let dir = e2e_dir();
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let kubeconfig = dir.join(format!("{namespace}.operator.kubeconfig"));
         kubeconfig_for_service_account(admin, account_namespace, account, &kubeconfig).await?;

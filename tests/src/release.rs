@@ -7,7 +7,7 @@ use std::process::Stdio;
 use std::sync::OnceLock;
 
 use crate::cluster::env_path;
-use crate::{Error, repo_root};
+use crate::{Error, e2e_dir, repo_root};
 
 /// Set by `make test` to the bundle it built, so that tests read that one
 /// instead of building their own.
@@ -25,7 +25,7 @@ pub fn release_dist() -> Result<PathBuf, Error> {
         return Ok(dist);
     }
     static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let dist = repo_root().join("target").join("e2e").join("release-dist");
+    let dist = e2e_dir().join("release-dist");
     let script = repo_root().join("scripts/release.sh");
     let built = BUILT.get_or_init(|| {
         let profile =

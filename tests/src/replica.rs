@@ -16,8 +16,8 @@ use tokio::process::Child;
 
 use crate::operator::operator_command;
 use crate::{
-    BoxError, OPERATOR_NAMESPACE, TestResult, http_get, kubeconfig_for_service_account, metric,
-    operator_binary, repo_root, service_account_username, wait_for,
+    BoxError, OPERATOR_NAMESPACE, TestResult, e2e_dir, http_get, kubeconfig_for_service_account,
+    metric, operator_binary, repo_root, service_account_username, wait_for,
 };
 
 /// The Role of deploy/rbac that lets the operator hold its Lease.
@@ -103,7 +103,7 @@ impl Identity {
 
     /// A kubeconfig with a fresh token of this identity, under target/e2e.
     pub async fn kubeconfig(&self, admin: &Client) -> Result<PathBuf, BoxError> {
-        let dir = repo_root().join("target").join("e2e");
+        let dir = e2e_dir();
         std::fs::create_dir_all(&dir)?;
         let path = dir.join(format!("{}.kubeconfig", self.name));
         kubeconfig_for_service_account(admin, OPERATOR_NAMESPACE, &self.name, &path).await?;
@@ -156,10 +156,7 @@ impl Replica {
     ) -> Result<Replica, BoxError> {
         let metrics = SocketAddr::from(([127, 0, 0, 1], free_port()?));
         let probes = SocketAddr::from(([127, 0, 0, 1], free_port()?));
-        let log = repo_root()
-            .join("target")
-            .join("e2e")
-            .join(format!("{name}.operator.log"));
+        let log = e2e_dir().join(format!("{name}.operator.log"));
         let mut replica = Replica {
             name: name.to_string(),
             metrics,

@@ -190,6 +190,18 @@ mod tests {
     }
 
     #[test]
+    fn an_old_ready_pod_never_hides_a_new_one_that_is_not() {
+        // Two desired, both updated, one old pod still draining: [replicas,
+        // updated, ready, available].
+        assert!(serves(&deployment(2, 2, [3, 2, 3, 3]), 2));
+        // One new pod not ready (the old one is).
+        assert!(!serves(&deployment(2, 2, [3, 2, 2, 3]), 2));
+        // One new pod ready but not yet available.
+        assert!(!serves(&deployment(2, 2, [3, 2, 3, 2]), 2));
+        assert!(!serves(&deployment(2, 2, [3, 1, 3, 3]), 2));
+    }
+
+    #[test]
     fn absent() {
         assert_eq!(Rollout::of(None, 1, Recorded::default()), Rollout::Absent);
     }

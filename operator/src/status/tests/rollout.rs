@@ -121,7 +121,7 @@ fn scale_up_to_zero_and_back() {
     );
     assert_events(&s.events, &["Normal/RuntimeProgressing"]);
     assert_eq!(s.status.desired_replicas, Some(2));
-    w.rolling([2, 2, 1, 1]);
+    w.rolling([3, 2, 1, 1]);
     let s = w.reconcile();
     assert_conditions(
         &s.status,
@@ -133,6 +133,10 @@ fn scale_up_to_zero_and_back() {
             "False/AsExpected",
             "False/NoUpgrade",
         ],
+    );
+    assert_eq!(
+        condition(&s.status, "Progressing").message,
+        "Deployment private-ai is rolling out: 2 of 2 desired replicas updated, 1 ready, 1 available, 3 in total."
     );
     assert_events(&s.events, &[]);
     w.rolled_out();

@@ -188,6 +188,12 @@ fn upgrade_to_a_failing_image_then_going_back() {
             .message
             .contains("exceeded its progress deadline")
     );
+    assert_eq!(
+        condition(&s.status, "Upgrading").message,
+        format!(
+            "Rollout of {bad} exceeded its progress deadline; {good} remains the last successful image."
+        )
+    );
 
     // Going back to the last successful image is an image change too. The
     // Deployment still shows the old failure until its controller catches up.

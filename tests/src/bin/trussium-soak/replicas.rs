@@ -14,7 +14,7 @@ use kube::Client;
 use tokio::time::Instant;
 use trussium_e2e::{
     BoxError, OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, Relay, Replica, api_server_address,
-    kubeconfig_for_service_account, lease_holder, metric, repo_root,
+    e2e_dir, kubeconfig_for_service_account, lease_holder, metric,
 };
 
 /// The Lease the soak's replicas compete for (not the operator's own).
@@ -63,7 +63,7 @@ impl Replicas {
         names: &[&str],
         args: &[String],
     ) -> Result<Replicas, BoxError> {
-        let dir = repo_root().join("target").join("e2e");
+        let dir = e2e_dir();
         std::fs::create_dir_all(&dir)?;
         let mut slots = Vec::new();
         for name in names {
@@ -218,10 +218,7 @@ impl Replicas {
 
     /// Where the samples are written at the end.
     pub fn samples_file(&self) -> PathBuf {
-        repo_root()
-            .join("target")
-            .join("e2e")
-            .join("soak-samples.csv")
+        e2e_dir().join("soak-samples.csv")
     }
 
     /// The samples as CSV, one line per sample: how memory and tasks went.
