@@ -244,7 +244,7 @@ impl Kind<'_> {
         )?;
         let now = api.get(&name).await?;
         ensure(
-            now.resource_version() == created.resource_version(),
+            written(&now) == written(&created),
             format!("{kind}: the refused creation changed the object"),
         )?;
 
@@ -285,7 +285,7 @@ impl Kind<'_> {
         )?;
         let after = api.get(&foreign_name).await?;
         ensure(
-            after.resource_version() == foreign.resource_version()
+            written(&after) == written(&foreign)
                 && after.owner_references().is_empty()
                 && !after
                     .managed_fields()
@@ -294,4 +294,25 @@ impl Kind<'_> {
             format!("{kind}: someone else's object was changed"),
         )
     }
+}
+
+/// What a write other than a status update changes: the generation (the
+/// spec), labels, owners and who manages which fields. A resourceVersion
+/// comparison would not do: the Deployment controller writes status to the
+/// object meanwhile.
+fn written<K: Resource>(object: &K) -> impl PartialEq + Debug {
+    let meta = object.meta();
+    let managers: Vec<_> = meta
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|m| m.subresource.as_deref() != Some("status"))
+        .map(|m| (m.manager.clone(), m.operation.clone(), m.fields_v1.clone()))
+        .collect();
+    (
+        meta.generation,
+        meta.labels.clone(),
+        meta.owner_references.clone(),
+        managers,
+    )
 }
