@@ -163,8 +163,9 @@ pub async fn report(
             })
         }
         Err(err) => {
-            // No answer: it may have been written all the same.
-            if !matches!(err, kube::Error::Api(_)) {
+            // No answer, or an answer that cannot tell: it may have been
+            // written all the same.
+            if super::unsure::may_have_written(&err) {
                 ctx.unsure.mark(&namespace, &name);
             }
             Err(Error::WriteStatus(err))

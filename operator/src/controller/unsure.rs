@@ -8,6 +8,18 @@
 use std::collections::HashSet;
 use std::sync::Mutex;
 
+/// Whether a write that failed with `err` may have been made all the same:
+/// it got no answer (a timeout, a broken connection), or the API server
+/// answered that it could not tell (a 5xx such as 504, "the request timed
+/// out", after it may have stored the write). A 4xx is a refusal: nothing
+/// was written.
+pub fn may_have_written(err: &kube::Error) -> bool {
+    match err {
+        kube::Error::Api(status) => status.code >= 500,
+        _ => true,
+    }
+}
+
 /// By namespace and name.
 #[derive(Default)]
 pub struct Unsure {
@@ -38,7 +50,25 @@ impl Unsure {
 
 #[cfg(test)]
 mod tests {
-    use super::Unsure;
+    use kube::core::Status;
+
+    use super::{Unsure, may_have_written};
+
+    fn answered(code: u16) -> kube::Error {
+        kube::Error::Api(Status::failure("", "").with_code(code).boxed())
+    }
+
+    #[test]
+    fn a_write_may_have_been_made_unless_the_api_server_refused_it() {
+        for code in [500, 503, 504] {
+            assert!(may_have_written(&answered(code)), "{code}");
+        }
+        for code in [400, 403, 404, 409, 422, 429] {
+            assert!(!may_have_written(&answered(code)), "{code}");
+        }
+        let no_answer = kube::Error::Service(std::io::Error::other("timed out").into());
+        assert!(may_have_written(&no_answer));
+    }
 
     #[test]
     fn marked_until_cleared_one_runtime_at_a_time() {

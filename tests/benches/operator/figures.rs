@@ -6,6 +6,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::cpu::Spent;
+use crate::status_writes::StatusWriteCost;
 
 /// Counts by verb, or by `verb resource`.
 pub type Requests = BTreeMap<String, usize>;
@@ -343,9 +344,18 @@ fn ratio(r: Option<f64>) -> String {
 }
 
 /// Issue 21's goals, each against what this run measured.
-pub fn print_goals(all: &[Figures]) {
+pub fn print_goals(all: &[Figures], status_writes: Option<&StatusWriteCost>) {
     println!();
     println!("goals (issue 21) against this run:");
+    let methods = status_writes.map(|c| [("server-side apply", c.apply), ("merge patch", c.merge)]);
+    for (method, cost) in methods.into_iter().flatten() {
+        println!(
+            "  status write by {method} (resourceVersion precondition): {:.2} ms API server + etcd CPU, {:.2} ms wall per write ({} writes)",
+            cost.cpu_ms_per_write(),
+            cost.wall_ms_per_write(),
+            cost.writes
+        );
+    }
     for f in all {
         let n = f.n;
         let (writes, reads, lists) = f.requests_per_runtime();

@@ -36,6 +36,7 @@
 mod cpu;
 mod figures;
 mod manifests;
+mod status_writes;
 mod watched;
 
 use std::collections::BTreeMap;
@@ -78,6 +79,14 @@ async fn main() -> Result<()> {
     let sweep = numbers("BENCH_CONCURRENCY", "1 16");
     let streams = number("BENCH_KUBECTL_STREAMS", 8);
     let secret_kib = number("BENCH_SECRET_KIB", 100);
+    // Once, first: what one status write costs does not depend on N.
+    let status_writes = match status_writes::measure(streams).await {
+        Ok(cost) => Some(cost),
+        Err(err) => {
+            eprintln!("status write costs skipped: {err}");
+            None
+        }
+    };
     let mut all = Vec::new();
     for &n in &sizes {
         let mut figures = Figures::new(n, secret_kib);
@@ -95,7 +104,7 @@ async fn main() -> Result<()> {
         figures.print_block();
         all.push(figures);
     }
-    figures::print_goals(&all);
+    figures::print_goals(&all, status_writes.as_ref());
     figures::print_table(&all);
     Ok(())
 }
