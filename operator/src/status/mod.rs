@@ -51,6 +51,7 @@ pub mod conditions;
 pub mod configuration;
 pub mod health;
 pub mod observed;
+pub mod patch;
 pub mod rollout;
 pub mod stalled;
 pub mod upgrade;

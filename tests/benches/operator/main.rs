@@ -51,7 +51,7 @@ use tokio::time::Instant;
 use trussium_api::{TrussiumRuntime, condition_type, reason};
 use trussium_e2e::{
     Audit, AuditMark, BoxError, OPERATOR_NAMESPACE, OPERATOR_USER, Operator, TestNamespace,
-    admin_client, cluster_dir, install_crd, install_leader_election_rbac, kubectl_path,
+    admin_client, cluster_dir, install, install_crd, install_leader_election_rbac, kubectl_path,
     lease_holder, require_cluster, wait_for,
 };
 
@@ -74,6 +74,8 @@ async fn main() -> Result<()> {
     // A fresh cluster (`make cluster-up`) has no CRD: the tests install it.
     let admin = admin_client().await?;
     install_crd(&admin).await?;
+    // The operator's namespace, account and RBAC, before its Lease's RBAC.
+    install(&admin).await?;
     install_leader_election_rbac(&admin).await?;
     let sizes = numbers("BENCH_RUNTIMES", "100");
     let sweep = numbers("BENCH_CONCURRENCY", "1 16");

@@ -23,8 +23,8 @@ use trussium_e2e::oci::{
 };
 use trussium_e2e::{
     BoxError, Operator, TestNamespace, TestResult, VERSION, binary_kind, cargo_lock,
-    crates_named_in, http_request, image_archive, is_ready, minimal, release_dist, repo_root,
-    require_cluster, wait_for,
+    crates_named_in, e2e_dir, http_request, image_archive, is_ready, minimal, release_dist,
+    repo_root, require_cluster, wait_for,
 };
 
 /// OCI architecture, cargo target, and what the binary's header must say.
@@ -45,7 +45,7 @@ fn tag() -> String {
 
 /// A fresh work directory under target/e2e.
 fn work_dir(name: &str) -> Result<PathBuf, BoxError> {
-    let dir = repo_root().join("target").join("e2e").join(name);
+    let dir = e2e_dir().join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
     Ok(dir)

@@ -11,16 +11,13 @@ use kube::Api;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use serde_json::{Value, json};
 use trussium_e2e::{
-    BoxError, OPERATOR_NAMESPACE, TestResult, admin_client, install, kustomize, repo_root,
+    BoxError, OPERATOR_NAMESPACE, TestResult, admin_client, e2e_dir, install, kustomize,
     require_cluster,
 };
 
 /// deploy/ with the component, as a user's overlay would add it.
 fn render_with_component() -> Result<Vec<Value>, BoxError> {
-    let dir = repo_root()
-        .join("target")
-        .join("e2e")
-        .join(format!("network-policy-{}", std::process::id()));
+    let dir = e2e_dir().join(format!("network-policy-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     std::fs::write(
         dir.join("kustomization.yaml"),

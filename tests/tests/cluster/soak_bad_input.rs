@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::Namespace;
 use kube::api::ListParams;
 use kube::{Api, ResourceExt};
 use trussium_e2e::{
-    BoxError, KUBECONFIG_ENV, OPERATOR_NAMESPACE, TestResult, admin_client, repo_root,
+    BoxError, KUBECONFIG_ENV, OPERATOR_NAMESPACE, TestResult, admin_client, e2e_dir,
     require_cluster,
 };
 
@@ -39,7 +39,7 @@ fn refused(output: &Output, code: i32, says: &str) -> TestResult {
 
 #[test]
 fn a_cluster_that_is_not_up_is_one_line() -> TestResult {
-    let dir = repo_root().join("target").join("e2e");
+    let dir = e2e_dir();
     std::fs::create_dir_all(&dir)?;
     let kubeconfig = dir.join("no-cluster.kubeconfig");
     // Port 1 on loopback: nothing listens there.

@@ -23,7 +23,7 @@ use trussium_api::TrussiumRuntime;
 use trussium_e2e::oci::{Index, Layout};
 use trussium_e2e::{
     Audit, BoxError, OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, TestNamespace,
-    TestResult, VERSION, admin_kubeconfig, free_port, http_get, image_archive, install,
+    TestResult, VERSION, admin_kubeconfig, e2e_dir, free_port, http_get, image_archive, install,
     install_leader_election_rbac, is_ready, minimal, release_dist, repo_root, require_cluster,
     wait_for,
 };
@@ -265,7 +265,7 @@ async fn the_image_runs_as_a_container_with_in_cluster_configuration() -> TestRe
     let admin = ns.client.clone();
     install(&admin).await?;
     install_leader_election_rbac(&admin).await?;
-    let work = repo_root().join("target").join("e2e").join(&ns.name);
+    let work = e2e_dir().join(&ns.name);
     let image = image(&work)?;
     let bundle = work.join("bundle");
     let state = work.join("runc");

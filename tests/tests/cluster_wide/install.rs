@@ -19,8 +19,8 @@ use serde_json::json;
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
     BoxError, OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, PluginOutput, Replica, TestNamespace,
-    TestResult, admin_kubeconfig, ensure_contains, ensure_exit, is_ready,
-    kubeconfig_for_service_account, kubectl_trussium_as, minimal, plugin, plugin_dir, repo_root,
+    TestResult, admin_kubeconfig, e2e_dir, ensure_contains, ensure_exit, is_ready,
+    kubeconfig_for_service_account, kubectl_trussium_as, minimal, plugin, plugin_dir,
     require_cluster, run_to_end, wait_for,
 };
 
@@ -35,7 +35,7 @@ async fn plugin_as(kubeconfig: &Path, args: &[&str]) -> Result<PluginOutput, Box
 }
 
 fn dir() -> Result<PathBuf, BoxError> {
-    let dir = repo_root().join("target").join("e2e");
+    let dir = e2e_dir();
     std::fs::create_dir_all(&dir)?;
     Ok(dir)
 }
