@@ -23,6 +23,7 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use kube::{Api, Resource, ResourceExt};
+use serde_json::json;
 use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus};
 
 use super::context::Context;
@@ -31,7 +32,6 @@ use super::publish::{Published, event, publish};
 use crate::announcement::{Announcement, announce};
 use crate::references::ReferenceCheck;
 use crate::resources::FIELD_MANAGER;
-use crate::status::patch::merge_patch;
 use crate::status::{StatusInput, only_progress_differs, project};
 
 /// How soon to look again after a status write was refused because our view
@@ -212,20 +212,17 @@ async fn write_status(
     rt: &TrussiumRuntime,
     status: TrussiumRuntimeStatus,
 ) -> Result<TrussiumRuntime, kube::Error> {
-    let patch = merge_patch(
-        rt.status.as_ref(),
-        &status,
-        rt.meta().resource_version.as_deref(),
-    )
-    .map_err(kube::Error::SerdeError)?;
+    let patch = json!({
+        "apiVersion": TrussiumRuntime::api_version(&()),
+        "kind": TrussiumRuntime::kind(&()),
+        "metadata": { "resourceVersion": rt.resource_version() },
+        "status": status,
+    });
     runtimes
         .patch_status(
             &rt.name_any(),
-            &PatchParams {
-                field_manager: Some(FIELD_MANAGER.into()),
-                ..PatchParams::default()
-            },
-            &Patch::Merge(&patch),
+            &PatchParams::apply(FIELD_MANAGER).force(),
+            &Patch::Apply(&patch),
         )
         .await
 }

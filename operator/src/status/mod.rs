@@ -51,7 +51,6 @@ pub mod conditions;
 pub mod configuration;
 pub mod health;
 pub mod observed;
-pub mod patch;
 pub mod rollout;
 pub mod stalled;
 pub mod upgrade;

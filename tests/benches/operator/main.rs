@@ -1,8 +1,9 @@
 //! Operator benchmark against the local cluster (`make cluster-up`; run with
 //! `make bench-operator` or `cargo bench -p trussium-e2e --bench operator`).
 //!
-//! For each N in BENCH_RUNTIMES (default "100"; `make bench` runs "100 1000
-//! 3000"):
+//! First, once: what a status write costs the API server, server-side apply
+//! against a merge patch (`status_writes`). Then for each N in
+//! BENCH_RUNTIMES (default "100"; `make bench` runs "100 1000 3000"):
 //! - the baseline: `kubectl apply --server-side` of the objects the operator
 //!   would create (ConfigMap, ServiceAccount, Service, Deployment, PDB per
 //!   runtime) until every Deployment is available; and (after the operator's
