@@ -126,6 +126,13 @@ impl Leadership {
         *self.role.borrow() == Role::Leading
     }
 
+    /// Resolves once this replica is stopping.
+    pub async fn stopping(&self) {
+        let mut role = self.role.clone();
+        // A dropped sender is the process ending: stopping too.
+        let _ = role.wait_for(|r| *r == Role::Stopping).await;
+    }
+
     /// Waits until this replica leads (`true`) or stops (`false`).
     pub async fn wait_to_lead(&self) -> bool {
         let mut role = self.role.clone();

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Stops, starts or restarts ONE component of the running local cluster, for
-# fault tests: tests/cluster/component.sh <stop|kill|start|restart> <name>
+# fault tests: tests/cluster/component.sh <stop|kill|start|restart> <name> [flag...]
 # where <name> is etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler or kwok. `stop` is SIGTERM (SIGKILL after 10 s), `kill` is
 # SIGKILL; `start` runs the component again with the command line up.sh gave
-# it (kept in <name>.args; etcd keeps its data directory) and, for the API
-# server and etcd, waits until the API server is ready again.
+# it (kept in <name>.args; etcd keeps its data directory), plus the flags
+# given for this start only (e.g. --feature-gates=WatchList=false), and, for
+# the API server and etcd, waits until the API server is ready again.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,11 +15,13 @@ source "$here/env.sh"
 dir=$TRUSSIUM_CLUSTER_DIR
 
 usage() {
-  echo "usage: $0 <stop|kill|start|restart> <etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kwok>" >&2
+  echo "usage: $0 <stop|kill|start|restart> <etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kwok> [flag...]" >&2
   exit 2
 }
-[ "$#" -eq 2 ] || usage
+[ "$#" -ge 2 ] || usage
 action=$1 name=$2
+shift 2
+extra=("$@")
 case "$name" in
   etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kwok) ;;
   *) usage ;;
@@ -66,7 +69,7 @@ launch() {
   fi
   local args=()
   mapfile -d '' args <"$dir/$name.args"
-  setsid "${args[@]}" >>"$dir/logs/$name.log" 2>&1 </dev/null &
+  setsid "${args[@]}" "${extra[@]}" >>"$dir/logs/$name.log" 2>&1 </dev/null &
   echo $! >"$dir/$name.pid"
   case "$name" in
     etcd | kube-apiserver)

@@ -193,15 +193,24 @@ impl Operator {
 
     /// Stops the process and waits for it to exit.
     pub async fn stop(&mut self) {
-        if let Some(pid) = self.child.id() {
-            // Graceful first, as Kubernetes would.
-            let _ = std::process::Command::new("kill")
-                .args(["-TERM", &pid.to_string()])
-                .status();
-            let waited =
-                tokio::time::timeout(std::time::Duration::from_secs(10), self.child.wait()).await;
-            if waited.is_err() {
+        // Graceful first, as Kubernetes would.
+        self.terminate(std::time::Duration::from_secs(10)).await;
+    }
+
+    /// Sends SIGTERM and waits up to `grace` for the process to exit, then
+    /// kills it. Whether it exited by itself in time.
+    pub async fn terminate(&mut self, grace: std::time::Duration) -> bool {
+        let Some(pid) = self.child.id() else {
+            return true;
+        };
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status();
+        match tokio::time::timeout(grace, self.child.wait()).await {
+            Ok(_) => true,
+            Err(_) => {
                 let _ = self.child.kill().await;
+                false
             }
         }
     }

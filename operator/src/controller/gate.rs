@@ -52,7 +52,13 @@ impl Gate {
                 None => return Ok(Action::await_change()),
             }
         };
-        if !ctx.caches.ready().await {
+        // A cache may never fill (its watch refused, or invalid): told to
+        // stop, stop waiting for it, or the process would never exit.
+        let synced = tokio::select! {
+            synced = ctx.caches.ready() => synced,
+            () = self.leadership.stopping() => false,
+        };
+        if !synced {
             return Err(Error::Stopping);
         }
         let namespace = runtime.namespace().unwrap_or_default();

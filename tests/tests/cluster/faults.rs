@@ -1,6 +1,6 @@
 //! Faults the operator survives without losing or repeating an Event: a
 //! `kill -9` while it converges many runtimes, its Secret permission
-//! revoked and restored, a second writer fighting over a field it owns, and
+//! revoked and restored (or missing from the start: it must still stop), a second writer fighting over a field it owns, and
 //! an object someone else created under a runtime's name. (API server and
 //! etcd restarts need the cluster to themselves: see the
 //! `control_plane_faults` test binary.)
@@ -277,6 +277,70 @@ async fn revoked_secret_permission(h: &mut Harness, account: &OwnAccount) -> Tes
     ];
     h.expect_events(&rt, &recovered).await?;
     h.events_stay(&rt, &recovered).await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn an_operator_whose_caches_never_fill_still_stops_when_told() -> TestResult {
+    with_operator("fault-unsynced", &[], async |h| {
+        let account = OwnAccount::create(h, "unsynced-operator").await?;
+        let outcome = stops_before_its_caches_fill(h, &account).await;
+        account.delete().await;
+        outcome
+    })
+    .await
+}
+
+/// Without its Secret permission from the start, the operator's caches never
+/// all fill and a runtime's reconcile waits for them. SIGTERM must still end
+/// the process, as a rollout or a node drain expects, not a SIGKILL after the
+/// grace period.
+async fn stops_before_its_caches_fill(h: &mut Harness, account: &OwnAccount) -> TestResult {
+    h.operator.stop().await;
+    account.set_rules(Some("secrets")).await?;
+    let user = service_account_username(h.namespace(), "unsynced-operator");
+    let mark = h.mark();
+    h.operator = Operator::start_as(
+        &h.ns.client,
+        h.namespace(),
+        "unsynced-operator",
+        h.namespace(),
+        &[],
+    )
+    .await?;
+    h.create_runtime(openai_runtime("x", OLD_TAG, 1, None))
+        .await?;
+    wait_for("the Secret watch to be refused", CONVERGE, async || {
+        let refused = h.audit.events_since(&mark)?.iter().any(|e| {
+            e.stage == "ResponseComplete"
+                && e.user.username == user
+                && e.resource() == "secrets"
+                && e.code() == 403
+        });
+        Ok(refused.then_some(()))
+    })
+    .await?;
+    // The reconcile of "x" is waiting for the caches by now (it was
+    // triggered by the runtime's own list), and nothing was written.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    ensure(
+        h.api::<ConfigMap>().get_opt("x").await?.is_none(),
+        "the operator wrote before its caches were full",
+    )?;
+    let asked = Instant::now();
+    let exited = h.operator.terminate(Duration::from_secs(10)).await;
+    ensure(
+        exited,
+        "the operator did not exit within 10 s of SIGTERM while its caches were not full",
+    )?;
+    eprintln!(
+        "fault-unsynced: exited {:.1}s after SIGTERM",
+        asked.elapsed().as_secs_f64()
+    );
+    ensure(
+        h.operator.log_text().contains("stopped"),
+        "the operator's log does not say it stopped",
+    )
 }
 
 /// Refused reads of one Secret by `user` in the namespace since `mark` (the

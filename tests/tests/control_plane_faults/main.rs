@@ -1,6 +1,8 @@
 //! Faults of the control plane itself: the API server and etcd restarted
 //! while the operator converges runtimes. The operator must recover without
 //! a restart of its own and announce every runtime's rollout exactly once.
+//! Also: an API server that does not stream lists (Kubernetes 1.33's
+//! default).
 //!
 //! A test binary of its own: cargo runs test binaries one after another, so
 //! nothing of the `cluster` binary runs while a component is down; within
@@ -115,6 +117,62 @@ async fn the_operator_rides_out_an_api_server_restart() -> TestResult {
 #[ignore = "needs the local cluster (make test)"]
 async fn the_operator_rides_out_an_etcd_restart() -> TestResult {
     converge_through_restart_of("etcd").await
+}
+
+/// Kubernetes 1.33, the oldest the chart installs on, turns streamed lists
+/// off by default (feature gate WatchList) and refuses a watch that asks for
+/// one as invalid. The operator lists in pages there instead: started
+/// against such an API server, it fills its caches and converges runtimes,
+/// one of them referencing a Secret.
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn the_operator_converges_where_lists_are_not_streamed() -> TestResult {
+    let _turn = SERIAL.lock().await;
+    restart_api_server_with(&["--feature-gates=WatchList=false"]).await?;
+    let outcome = converge_without_streamed_lists().await;
+    // The cluster as up.sh made it, whatever the outcome.
+    let restored = restart_api_server_with(&[]).await;
+    outcome.and(restored)
+}
+
+async fn converge_without_streamed_lists() -> TestResult {
+    with_operator("cp-paged", &[], async |h| {
+        h.create_secret("creds", "api-key", "paged-list-test-value")
+            .await?;
+        h.create_runtime(openai_runtime("with-secret", OLD_TAG, 1, Some("creds")))
+            .await?;
+        h.create_runtime(openai_runtime("plain", OLD_TAG, 1, None))
+            .await?;
+        h.wait_ready("with-secret").await?;
+        h.wait_ready("plain").await?;
+        let log = h.operator.log_text();
+        let fell_back = log.matches("does not stream lists").count();
+        ensure(
+            fell_back == 1,
+            format!("expected the fallback to pages logged once, found {fell_back} times"),
+        )
+    })
+    .await
+}
+
+/// Restarts the API server with `flags` added to up.sh's (none: as up.sh
+/// started it), the controller manager stopped across it (see [`restart`]).
+async fn restart_api_server_with(flags: &[&str]) -> TestResult {
+    component("stop", "kube-controller-manager").await?;
+    let script = repo_root().join("tests/cluster/component.sh");
+    let status = tokio::process::Command::new(&script)
+        .args(["restart", "kube-apiserver"])
+        .args(flags)
+        .status()
+        .await?;
+    component("start", "kube-controller-manager").await?;
+    ensure(
+        status.success(),
+        format!(
+            "{} restart kube-apiserver {flags:?}: {status}",
+            script.display()
+        ),
+    )
 }
 
 /// Checks that every runtime became Ready within [`REPORT_LAG`] seconds of

@@ -9,9 +9,11 @@
 //! [`overlay`] shows our own writes until a watch catches up; [`refusal`]
 //! notices a watch the API server refuses; [`trust`] tells whether a cache
 //! may miss someone else's recent write; [`trim`] decides what a cache
-//! keeps of each object. Every cache counts towards [`Readiness`] from the
+//! keeps of each object; [`lists`] streams each watch's full lists where
+//! the API server can. Every cache counts towards [`Readiness`] from the
 //! moment it is made.
 
+mod lists;
 mod overlay;
 mod refusal;
 mod trim;

@@ -18,7 +18,7 @@ use serde::de::DeserializeOwned;
 use trussium_api::TrussiumRuntime;
 use trussium_api::labels::{MANAGED_BY, MANAGED_BY_VALUE};
 
-use super::{Cached, Kept, Readiness, Refusals, Synced, Watch};
+use super::{Cached, Kept, Readiness, Refusals, Synced, Watch, lists};
 use crate::controller::Scope;
 use crate::references::referenced_secrets;
 
@@ -49,10 +49,6 @@ pub fn watch(
     let owned = everything
         .clone()
         .labels(&format!("{MANAGED_BY}={MANAGED_BY_VALUE}"));
-    // Secrets one by one (a streaming list): a page of 500 Secrets'
-    // metadata, annotations and all, would be a transient heap the size
-    // of their data.
-    let one_by_one = everything.clone().streaming_lists();
     let mut open = Opener {
         client,
         scope,
@@ -80,7 +76,7 @@ pub fn watch(
     // Secrets: mapped to the runtimes of that namespace that reference them
     // (creation unblocks, rotation rolls the pods). `Api<PartialObjectMeta<_>>`
     // uses the metadata-only endpoints.
-    let (secrets, changes, refused) = open.watch::<PartialObjectMeta<Secret>>(&one_by_one);
+    let (secrets, changes, refused) = open.watch::<PartialObjectMeta<Secret>>(&everything);
     let referencing = runtimes.store();
     let with_secrets = runtimes.store();
     let controller = controller
@@ -145,8 +141,9 @@ struct Opener<'a> {
 }
 
 impl Opener<'_> {
-    /// The cache of kind `K` in the scope, the watch that fills it, and when
-    /// that watch is refused.
+    /// The cache of kind `K` in the scope, the watch that fills it (its
+    /// lists streamed where the API server can: [`lists`]), and when that
+    /// watch is refused.
     fn watch<K>(&mut self, config: &watcher::Config) -> (Cached<K>, Watch<K>, Refusals)
     where
         K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
@@ -158,7 +155,8 @@ impl Opener<'_> {
             + Sync
             + 'static,
     {
-        let watch = watcher(self.scope.api::<K>(self.client), config.clone()).default_backoff();
+        let watch = lists::streamed_or_paged(self.scope.api::<K>(self.client), config.clone())
+            .default_backoff();
         Cached::reflect(watch, &mut self.readiness)
     }
 
