@@ -32,31 +32,36 @@ const RUNTIMES: usize = 30;
 /// more on a loaded machine, so the whole recovery is only printed.
 const REPORT_LAG: i64 = 30;
 
-/// Runs `tests/cluster/component.sh <action> <component>`.
-async fn component(action: &str, name: &str) -> TestResult {
+/// Runs `tests/cluster/component.sh <action> <name> [flag...]` (flags: for
+/// this start only).
+async fn component(action: &str, name: &str, flags: &[&str]) -> TestResult {
     let script = repo_root().join("tests/cluster/component.sh");
     let status = tokio::process::Command::new(&script)
         .args([action, name])
+        .args(flags)
         .status()
         .await?;
     ensure(
         status.success(),
-        format!("{} {action} {name}: {status}", script.display()),
+        format!("{} {action} {name} {flags:?}: {status}", script.display()),
     )
 }
 
-/// Restarts `name`. The controller manager is stopped across an API server
-/// restart: resuming its watches on the restarted API server, it missed pod
-/// updates at times (a ReplicaSet stayed READY 0 for minutes beside its
-/// Running, Ready pod, and took its Deployment's availability back), which
-/// is not what this test is about. Started afresh it lists everything.
-async fn restart(name: &str) -> TestResult {
+/// Restarts `name` with `flags` added to up.sh's (none: as up.sh started
+/// it). The controller manager is stopped across an API server restart,
+/// and started again whatever the restart's outcome: resuming its watches
+/// on the restarted API server, it missed pod updates at times (a
+/// ReplicaSet stayed READY 0 for minutes beside its Running, Ready pod,
+/// and took its Deployment's availability back), which is not what these
+/// tests are about. Started afresh it lists everything.
+async fn restart(name: &str, flags: &[&str]) -> TestResult {
     if name != "kube-apiserver" {
-        return component("restart", name).await;
+        return component("restart", name, flags).await;
     }
-    component("stop", "kube-controller-manager").await?;
-    component("restart", name).await?;
-    component("start", "kube-controller-manager").await
+    component("stop", "kube-controller-manager", &[]).await?;
+    let restarted = component("restart", name, flags).await;
+    let started = component("start", "kube-controller-manager", &[]).await;
+    restarted.and(started)
 }
 
 /// Creates runtimes, restarts `name` once a third of them has a status,
@@ -82,7 +87,7 @@ async fn converge_through_restart_of(name: &'static str) -> TestResult {
         .await?;
         let pid = h.operator.pid();
         let stopped = Instant::now();
-        restart(name).await?;
+        restart(name, &[]).await?;
         let back = Instant::now();
         let all = wait_for(
             &format!("all {RUNTIMES} runtimes to be Ready after {name} restarted"),
@@ -128,10 +133,10 @@ async fn the_operator_rides_out_an_etcd_restart() -> TestResult {
 #[ignore = "needs the local cluster (make test)"]
 async fn the_operator_converges_where_lists_are_not_streamed() -> TestResult {
     let _turn = SERIAL.lock().await;
-    restart_api_server_with(&["--feature-gates=WatchList=false"]).await?;
+    restart("kube-apiserver", &["--feature-gates=WatchList=false"]).await?;
     let outcome = converge_without_streamed_lists().await;
     // The cluster as up.sh made it, whatever the outcome.
-    let restored = restart_api_server_with(&[]).await;
+    let restored = restart("kube-apiserver", &[]).await;
     outcome.and(restored)
 }
 
@@ -153,26 +158,6 @@ async fn converge_without_streamed_lists() -> TestResult {
         )
     })
     .await
-}
-
-/// Restarts the API server with `flags` added to up.sh's (none: as up.sh
-/// started it), the controller manager stopped across it (see [`restart`]).
-async fn restart_api_server_with(flags: &[&str]) -> TestResult {
-    component("stop", "kube-controller-manager").await?;
-    let script = repo_root().join("tests/cluster/component.sh");
-    let status = tokio::process::Command::new(&script)
-        .args(["restart", "kube-apiserver"])
-        .args(flags)
-        .status()
-        .await?;
-    component("start", "kube-controller-manager").await?;
-    ensure(
-        status.success(),
-        format!(
-            "{} restart kube-apiserver {flags:?}: {status}",
-            script.display()
-        ),
-    )
 }
 
 /// Checks that every runtime became Ready within [`REPORT_LAG`] seconds of
