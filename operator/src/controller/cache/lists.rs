@@ -11,23 +11,19 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use futures::stream::BoxStream;
-use futures::{Stream, StreamExt};
+use futures::StreamExt;
 use kube::Api;
 use kube::runtime::watcher;
 use serde::de::DeserializeOwned;
 
+use super::Watch;
+
 /// Logged once per process, not once per kind.
 static WARNED: AtomicBool = AtomicBool::new(false);
 
-type Events<K> = BoxStream<'static, Result<watcher::Event<K>, watcher::Error>>;
-
 /// The watch of `api` with `config`, its lists streamed unless the API
 /// server refuses that, then paged.
-pub fn streamed_or_paged<K>(
-    api: Api<K>,
-    config: watcher::Config,
-) -> impl Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static
+pub fn streamed_or_paged<K>(api: Api<K>, config: watcher::Config) -> Watch<K>
 where
     K: kube::Resource<DynamicType = ()>
         + Clone
@@ -36,7 +32,7 @@ where
         + Send
         + 'static,
 {
-    let streamed: Events<K> = watcher(api.clone(), config.clone().streaming_lists()).boxed();
+    let streamed: Watch<K> = watcher(api.clone(), config.clone().streaming_lists()).boxed();
     let state = (streamed, Some((api, config)));
     futures::stream::unfold(state, |(mut events, mut paged)| async move {
         loop {
@@ -56,6 +52,7 @@ where
             return Some((event, (events, paged)));
         }
     })
+    .boxed()
 }
 
 /// Whether the API server refused a streamed list as an invalid request

@@ -37,7 +37,8 @@ pub use trim::Kept;
 pub use trust::Trust;
 pub use watches::{Caches, watch};
 
-/// A watch event stream, after the store has taken it in.
+/// A watch's event stream, boxed: the streamed and the paged watch, and the
+/// watch after its store has taken it in, are different types.
 type Watch<K> = BoxStream<'static, Result<watcher::Event<K>, watcher::Error>>;
 
 /// One kind's cache: the store, our writes it does not show yet, whether it
