@@ -294,9 +294,11 @@ impl Figures {
         );
         for (concurrency, c) in &self.sweep {
             println!(
-                "  concurrency {concurrency:>2}: create -> all Ready {:>8.2} s, {:.1} writes per runtime",
+                "  concurrency {concurrency:>2}: create -> all Ready {:>8.2} s ({:.1} s after the last runtime was created), {:.1} writes per runtime, control-plane CPU {:.1} s",
                 c.time.as_secs_f64(),
-                self.per_runtime(c.writes())
+                c.after_last_created().as_secs_f64(),
+                self.per_runtime(c.writes()),
+                c.cpu.control_plane()
             );
         }
         if let Some((status, get)) = self.plugin {
@@ -347,13 +349,23 @@ fn ratio(r: Option<f64>) -> String {
 pub fn print_goals(all: &[Figures], status_writes: Option<&StatusWriteCost>) {
     println!();
     println!("goals (issue 21) against this run:");
-    let methods = status_writes.map(|c| [("server-side apply", c.apply), ("merge patch", c.merge)]);
-    for (method, cost) in methods.into_iter().flatten() {
+    if let Some(costs) = status_writes {
+        for (method, cost) in [
+            ("server-side apply", costs.apply()),
+            ("merge patch", costs.merge()),
+        ] {
+            println!(
+                "  status write by {method} (resourceVersion precondition): {:.2} ms API server + etcd CPU, {:.2} ms wall per write ({} writes)",
+                cost.cpu_ms_per_write(),
+                cost.wall_ms_per_write(),
+                cost.writes
+            );
+        }
         println!(
-            "  status write by {method} (resourceVersion precondition): {:.2} ms API server + etcd CPU, {:.2} ms wall per write ({} writes)",
-            cost.cpu_ms_per_write(),
-            cost.wall_ms_per_write(),
-            cost.writes
+            "  status write: merge patch cheaper in {} of {} pairs of rounds; median merge / apply CPU {} (keep the cheaper)",
+            costs.merge_cheaper(),
+            costs.pairs.len(),
+            ratio(costs.median_ratio())
         );
     }
     for f in all {
