@@ -26,7 +26,7 @@ use trussium_operator::resources::FIELD_MANAGER;
 
 use crate::cpu;
 use crate::watched::Watched;
-use crate::{Result, converge, delete_namespace, progress, runtime_ready, start_operator};
+use crate::{Result, converge, delete_namespace, number, progress, runtime_ready, start_operator};
 
 /// How many runtimes.
 const RUNTIMES: usize = 300;
@@ -131,7 +131,7 @@ pub async fn measure(streams: usize) -> Result<StatusWriteCost> {
         .await?;
         // From here on nobody else writes these statuses.
         operator.stop().await;
-        let pairs = crate::number("BENCH_STATUS_PAIRS", PAIRS);
+        let pairs = number("BENCH_STATUS_PAIRS", PAIRS);
         progress(&format!(
             "{RUNTIMES} status writes per round, {pairs} pairs of rounds: server-side apply against merge patch"
         ));
