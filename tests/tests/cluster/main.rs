@@ -15,6 +15,7 @@ mod api_kubectl;
 mod api_validation;
 mod control_plane;
 mod faults;
+mod hostile;
 mod namespace_deletion;
 mod operator_autoscaling;
 mod operator_cache;
