@@ -216,11 +216,11 @@ pub struct UpgradeArgs {
     pub name: RuntimeName,
 
     /// New image tag (replaces a digest)
-    #[arg(long, value_name = "TAG", value_parser = parse_tag)]
+    #[arg(long, value_name = "TAG", value_parser = parse_tag, allow_hyphen_values = true)]
     pub tag: Option<String>,
 
     /// New image digest, sha256:<64 hex> (replaces a tag)
-    #[arg(long, value_name = "DIGEST", value_parser = parse_digest)]
+    #[arg(long, value_name = "DIGEST", value_parser = parse_digest, allow_hyphen_values = true)]
     pub digest: Option<String>,
 
     /// Follow the rollout until the operator reports the upgrade complete or failed
@@ -259,11 +259,16 @@ pub struct RollbackArgs {
     pub timeout: Duration,
 
     /// Go back to this image the runtime ran: a full reference, or its tag or digest
-    #[arg(long, value_name = "IMAGE", conflicts_with = "to_revision")]
+    #[arg(
+        long,
+        value_name = "IMAGE",
+        conflicts_with = "to_revision",
+        allow_hyphen_values = true
+    )]
     pub to_image: Option<String>,
 
     /// Go back to the image of this revision (see `history`)
-    #[arg(long, value_name = "REVISION", value_parser = clap::value_parser!(i64).range(1..))]
+    #[arg(long, value_name = "REVISION", value_parser = clap::value_parser!(i64).range(1..), allow_negative_numbers = true)]
     pub to_revision: Option<i64>,
 }
 
@@ -651,6 +656,29 @@ mod tests {
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(err.contains("64 lowercase hexadecimal"), "{err}");
+        // A tag that starts with '-' is a bad tag, not an unknown flag.
+        let err = try_parse(&["upgrade", "rt", "--tag", "-x"])
+            .err()
+            .unwrap_or_else(|| panic!("-x accepted"));
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("invalid tag \"-x\""), "{err}");
+    }
+
+    #[test]
+    fn a_negative_revision_is_out_of_range() {
+        for revision in ["-1", "0"] {
+            let err = try_parse(&["rollback", "rt", "--to-revision", revision])
+                .err()
+                .unwrap_or_else(|| panic!("{revision} accepted"));
+            assert_eq!(err.exit_code(), 2);
+            let text = err.to_string();
+            assert!(
+                text.contains(&format!(
+                    "invalid value '{revision}' for '--to-revision <REVISION>'"
+                )) && text.contains("not in 1.."),
+                "{text}"
+            );
+        }
     }
 
     #[test]

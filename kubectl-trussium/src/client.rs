@@ -11,6 +11,7 @@ use trussium_api::TrussiumRuntime;
 
 use crate::cli::GlobalFlags;
 use crate::error::{Error, RUNTIMES, Request, Result, classify};
+use crate::fetched::Fetched;
 
 /// A connected client and where to point it.
 #[derive(Clone)]
@@ -50,12 +51,53 @@ impl Target {
             .name(name)
     }
 
-    /// Reads one runtime; failures become the error people read.
-    pub async fn get_runtime(&self, name: &str) -> Result<TrussiumRuntime> {
-        self.runtimes()
+    /// TrussiumRuntimes in the target namespace, read as far as each can be.
+    pub fn fetched(&self) -> Api<Fetched> {
+        Api::namespaced(self.client.clone(), &self.namespace)
+    }
+
+    /// [`Target::fetched`] in the namespace, or in all of them with `-A`.
+    pub fn fetched_in_scope(&self) -> Api<Fetched> {
+        if self.all_namespaces {
+            Api::all(self.client.clone())
+        } else {
+            self.fetched()
+        }
+    }
+
+    /// Reads one runtime as far as it can be read (see [`Fetched`]).
+    pub async fn get_fetched(&self, name: &str) -> Result<Fetched> {
+        self.fetched()
             .get(name)
             .await
             .map_err(|e| self.fail(self.runtime_request("get", name), e))
+    }
+
+    /// Reads one runtime whole; failures become the error people read.
+    pub async fn get_runtime(&self, name: &str) -> Result<TrussiumRuntime> {
+        let fetched = self.get_fetched(name).await?;
+        match (fetched.runtime, fetched.problem) {
+            (Some(rt), None) => Ok(rt),
+            (_, problem) => Err(Error::Unreadable {
+                name: name.to_string(),
+                namespace: self.namespace.clone(),
+                reason: problem.unwrap_or_default(),
+            }),
+        }
+    }
+
+    /// Reads one runtime for a command that needs only its spec and
+    /// metadata: a status that cannot be read is left out.
+    pub async fn get_runtime_spec(&self, name: &str) -> Result<TrussiumRuntime> {
+        let fetched = self.get_fetched(name).await?;
+        match (fetched.runtime, fetched.problem) {
+            (Some(rt), _) => Ok(rt),
+            (None, problem) => Err(Error::Unreadable {
+                name: name.to_string(),
+                namespace: self.namespace.clone(),
+                reason: problem.unwrap_or_default(),
+            }),
+        }
     }
 
     /// Every object `params` selects, in pages of 500 like kubectl, so a

@@ -153,6 +153,17 @@ pub enum Error {
         namespace: String,
         refusal: Refusal,
     },
+    /// `scale`, `upgrade`: the runtime is being deleted.
+    #[error("not {doing} {name}: it is being deleted")]
+    BeingDeleted { doing: &'static str, name: String },
+    /// The runtime's object does not read as a TrussiumRuntime (a value its
+    /// type cannot hold).
+    #[error("cannot read TrussiumRuntime {name} in namespace {namespace}: {reason}")]
+    Unreadable {
+        name: String,
+        namespace: String,
+        reason: String,
+    },
     /// `install`: the cluster's CRD belongs to a newer release.
     #[error(
         "not installing: the cluster's TrussiumRuntime CRD is version {installed}, newer than this plugin's {plugin}"
@@ -224,6 +235,12 @@ pub enum Refusal {
     BeingDeleted,
     #[error("it never ran {0:?}")]
     NeverRan(String),
+    /// The status names an image the Deployment's history does not show:
+    /// status is written by whoever has the rights, so it is not trusted.
+    #[error(
+        "its status names {0:?} as the last successful image, but no revision in its history ran it"
+    )]
+    Unverified(String),
     #[error("it has no revision {revision} (revisions: {})", known.iter().map(i64::to_string).collect::<Vec<_>>().join(", "))]
     NoSuchRevision { revision: i64, known: Vec<i64> },
 }
@@ -242,8 +259,11 @@ impl Error {
                 Refusal::NoRolloutCompleted | Refusal::NoEarlierImage => Exit::NoEarlierImage,
                 Refusal::AlreadyDesired(_) => Exit::AlreadyDesired,
                 Refusal::BeingDeleted => Exit::BeingDeleted,
-                Refusal::NeverRan(_) | Refusal::NoSuchRevision { .. } => Exit::NotInHistory,
+                Refusal::NeverRan(_) | Refusal::NoSuchRevision { .. } | Refusal::Unverified(_) => {
+                    Exit::NotInHistory
+                }
             },
+            Error::BeingDeleted { .. } => Exit::BeingDeleted,
             Error::ChecksFailed { .. } => Exit::CheckFailed,
             Error::BrokenPipe => Exit::Ok,
             Error::Config(_)
@@ -254,6 +274,7 @@ impl Error {
             | Error::Unreachable { .. }
             | Error::Api { .. }
             | Error::Deleted { .. }
+            | Error::Unreadable { .. }
             | Error::NewerCrd { .. }
             | Error::NotPermitted { .. }
             | Error::WouldBeRefused { .. }
@@ -301,7 +322,10 @@ impl Error {
                     "see where the rollout stands with `kubectl trussium status {name} -n {namespace}`"
                 ),
                 Refusal::BeingDeleted => return None,
-                Refusal::NoEarlierImage | Refusal::NeverRan(_) | Refusal::NoSuchRevision { .. } => {
+                Refusal::NoEarlierImage
+                | Refusal::NeverRan(_)
+                | Refusal::NoSuchRevision { .. }
+                | Refusal::Unverified(_) => {
                     format!(
                         "the images it ran: `kubectl trussium history {name} -n {namespace}`; another image: `kubectl trussium upgrade {name} -n {namespace} --tag TAG`"
                     )

@@ -84,14 +84,15 @@ pub const TABLE: [Meaning; 11] = [
     },
     Meaning {
         exit: Exit::BeingDeleted,
-        commands: &["rollback"],
+        commands: &["rollback", "scale", "upgrade"],
         text: "refused, the runtime is being deleted",
     },
     Meaning {
         exit: Exit::NotInHistory,
         commands: &["rollback"],
         text: "refused, the runtime never ran that image, or has no such revision \
-               (see history)",
+               (see history), or its status names a last successful image that its \
+               history does not show",
     },
     Meaning {
         exit: Exit::CheckFailed,
@@ -166,7 +167,9 @@ mod tests {
             all.contains("\n  10  check: at least one check failed"),
             "{all}"
         );
-        assert!(all.contains("\n   8  rollback: refused, the runtime is being deleted"));
+        assert!(
+            all.contains("\n   8  rollback, scale, upgrade: refused, the runtime is being deleted")
+        );
         assert!(rollback.contains("\n   8  refused, the runtime is being deleted"));
     }
 

@@ -202,8 +202,14 @@ pub fn rollback_target(
     let target = match choice {
         Choice::Previous => match last_successful {
             None => return Err(Refusal::NoRolloutCompleted),
-            // After a failed (or unfinished) upgrade: back to what worked.
-            Some(last) if last != desired => last,
+            // After a failed (or unfinished) upgrade: back to what worked,
+            // if the Deployment ran it (status alone could be forged).
+            Some(last) if last != desired => {
+                if revision_of(&last).is_none() {
+                    return Err(Refusal::Unverified(last));
+                }
+                last
+            }
             // After a completed one: the image before it.
             Some(_) => history
                 .iter()
@@ -212,11 +218,8 @@ pub fn rollback_target(
                 .ok_or(Refusal::NoEarlierImage)?,
         },
         Choice::Image(wanted) => {
-            let ran: Vec<&str> = history
-                .iter()
-                .map(|r| r.image.as_str())
-                .chain(last_successful.as_deref())
-                .collect();
+            // Only what the Deployment ran: status may say anything.
+            let ran: Vec<&str> = history.iter().map(|r| r.image.as_str()).collect();
             find_image(&ran, wanted).ok_or_else(|| Refusal::NeverRan(wanted.clone()))?
         }
         Choice::Revision(number) => history
@@ -549,6 +552,33 @@ mod tests {
         assert_eq!(
             target(&deleting, &history, Choice::Previous),
             Err(Refusal::BeingDeleted)
+        );
+    }
+
+    #[test]
+    fn a_forged_last_successful_image_is_refused() {
+        let sets = [rs("rt-a", 1, "", "v1", 0), rs("rt-b", 2, "", "v2", 100)];
+        let mut runtime = rt("v2", Some("v1"), false, true);
+        if let Some(s) = runtime.status.as_mut() {
+            s.last_successful_image = Some("evil.io/backdoor:latest".into());
+        }
+        let history = revisions(&runtime, Some(&deployment(2, None)), &sets);
+        assert_eq!(
+            rollback_target(&runtime, &history, &Choice::Previous),
+            Err(Refusal::Unverified("evil.io/backdoor:latest".into()))
+        );
+        assert_eq!(
+            rollback_target(
+                &runtime,
+                &history,
+                &Choice::Image("evil.io/backdoor:latest".into())
+            ),
+            Err(Refusal::NeverRan("evil.io/backdoor:latest".into()))
+        );
+        // Without a Deployment there is nothing to check it against.
+        assert_eq!(
+            rollback_target(&runtime, &[], &Choice::Previous),
+            Err(Refusal::Unverified("evil.io/backdoor:latest".into()))
         );
     }
 

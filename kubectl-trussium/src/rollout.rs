@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use kube::ResourceExt;
-use trussium_api::image::version_of;
+use trussium_api::image::{split_reference, version_of};
 use trussium_api::{TrussiumRuntime, condition_type, reason};
 
 use crate::client::Target;
@@ -12,6 +12,7 @@ use crate::error::{Error, RUNTIMES, Request, Result};
 use crate::follow::{Ending, Judgment, Watching, follow};
 use crate::interpret::desired_replicas;
 use crate::output::{self, Palette};
+use crate::terminal::safe;
 
 /// Where a rollout stands, as far as `--wait` is concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,8 +40,8 @@ pub fn assess(rt: &TrussiumRuntime, generation: i64, image: &str) -> Progress {
     {
         return Progress::Waiting(format!(
             "waiting for the operator to pick up {} (status wants {})",
-            version_of(image),
-            version_of(desired)
+            safe(&version_of(image)),
+            safe(&version_of(desired))
         ));
     }
     let upgrading = status
@@ -76,7 +77,7 @@ pub fn describe(rt: &TrussiumRuntime) -> String {
     let current = status
         .current_image
         .as_deref()
-        .map_or("-".to_string(), version_of);
+        .map_or("-".to_string(), |i| safe(&version_of(i)));
     let mut line = format!("{ready}/{desired} ready, current {current}");
     let said = status
         .condition(condition_type::UPGRADING)
@@ -88,9 +89,9 @@ pub fn describe(rt: &TrussiumRuntime) -> String {
         })
         .or_else(|| status.condition(condition_type::PROGRESSING));
     if let Some(c) = said {
-        line.push_str(&format!(", {}", c.reason));
+        line.push_str(&format!(", {}", safe(&c.reason)));
         if !c.message.is_empty() {
-            line.push_str(&format!(": {}", c.message));
+            line.push_str(&format!(": {}", safe(&c.message)));
         }
     }
     line
@@ -108,6 +109,19 @@ pub fn completed_replicas(rt: &TrussiumRuntime) -> String {
     match desired_replicas(rt) {
         Some(desired) => format!("{}/{desired} ready", ready.min(desired)),
         None => format!("{ready} ready"),
+    }
+}
+
+/// How a message names the change from one image to another: the versions
+/// when only they differ, the whole references when the repository changes
+/// too (a tag alone would hide where the image now comes from).
+pub fn image_change(from: &str, to: &str) -> (String, String) {
+    let (from_repository, _, _) = split_reference(from);
+    let (to_repository, _, _) = split_reference(to);
+    if from_repository == to_repository {
+        (safe(&version_of(from)), safe(&version_of(to)))
+    } else {
+        (safe(from), safe(to))
     }
 }
 
@@ -199,7 +213,7 @@ pub async fn wait(
             ))?;
             let kept = rt.status.and_then(|s| s.last_successful_image);
             if let Some(kept) = kept {
-                output::println(&format!("  last successful image is still {kept}"))?;
+                output::println(&format!("  last successful image is still {}", safe(&kept)))?;
             }
             Err(Error::RolloutFailed {
                 action: action.noun(),
@@ -298,6 +312,21 @@ mod tests {
         assert!(
             matches!(p, Progress::Waiting(ref t) if t.contains("pick up v1.23.0")),
             "{p:?}"
+        );
+    }
+
+    #[test]
+    fn a_new_repository_is_named_whole() {
+        assert_eq!(
+            image_change("r/a:v1", "r/a:v2"),
+            ("v1".to_string(), "v2".to_string())
+        );
+        assert_eq!(
+            image_change("ghcr.io/trussiumhq/trussium:v1", "evil.io/backdoor:v1"),
+            (
+                "ghcr.io/trussiumhq/trussium:v1".to_string(),
+                "evil.io/backdoor:v1".to_string()
+            )
         );
     }
 

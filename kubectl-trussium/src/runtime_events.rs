@@ -12,6 +12,7 @@ use crate::client::Target;
 use crate::error::{EVENTS, Request, Result};
 use crate::output::{Health, Palette};
 use crate::table;
+use crate::terminal::safe;
 
 pub fn list_events(target: &Target) -> Request {
     Request::new("list", EVENTS).namespace(Some(&target.namespace))
@@ -115,13 +116,8 @@ pub fn cells(event: &Event, now: Timestamp) -> [String; 5] {
         (n, None) if n > 1 => format!("{age} (x{n})"),
         _ => age,
     };
-    let text = |v: &Option<String>| {
-        v.as_deref()
-            .filter(|s| !s.is_empty())
-            .unwrap_or("-")
-            .to_string()
-    };
-    let note = text(&event.note).replace(['\n', '\r'], " ");
+    let text = |v: &Option<String>| safe(v.as_deref().filter(|s| !s.is_empty()).unwrap_or("-"));
+    let note = text(&event.note);
     [
         age,
         text(&event.type_),
@@ -191,9 +187,25 @@ mod tests {
         assert!(lines[0].starts_with("AGE"), "{text}");
         assert!(lines[1].contains("Warning") && lines[1].contains("ConfigurationInvalid"));
         assert!(lines[1].starts_with("5m50s"), "{text}");
-        assert!(lines[2].contains("line one line two"), "{text}");
+        assert!(lines[2].contains("line one\\nline two"), "{text}");
         assert!(lines[3].starts_with("3m20s (x3 over 6m30s)"), "{text}");
         assert!(lines[3].contains("Reconcile"), "{text}");
+    }
+
+    #[test]
+    fn hostile_notes_stay_on_one_bounded_line() {
+        let note = format!(
+            "\u{1b}]0;owned\u{7}ok\nforged line\0{}",
+            "x".repeat(200_000)
+        );
+        let events = vec![event("a", "Warning\u{1b}[2J", "Reason\r", 0, &note)];
+        let text = render_table(&events, at(10), Palette::PLAIN, 0);
+        assert_eq!(text.lines().count(), 2, "{text}");
+        assert!(!text.contains(['\u{1b}', '\u{7}', '\0', '\r']), "{text:?}");
+        assert!(text.contains("\\x1b]0;owned\\x07ok\\nforged line\\x00"));
+        assert!(text.len() < 2000, "{}", text.len());
+        let line = render_line(&cells(&events[0], at(10)), Palette::PLAIN, false);
+        assert!(!line.contains(['\u{1b}', '\n']) && line.len() < 2000);
     }
 
     #[test]

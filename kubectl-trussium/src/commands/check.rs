@@ -22,6 +22,7 @@ use crate::error::{CRDS, DEPLOYMENTS, Error, LEASES, Request, Result};
 use crate::manifests;
 use crate::output::{self, Palette};
 use crate::release::{VERSION, compare};
+use crate::terminal;
 
 /// What one check found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -461,21 +462,27 @@ fn judge_access(missing: &[Permission], namespace: &str) -> Outcome {
     )
 }
 
+/// One message of the checklist, fit for a terminal.
+fn line(message: &str) -> String {
+    terminal::bounded(message, 2 * terminal::MAX_CHARS)
+}
+
 /// The checklist: ✓, ✗ or –, the check's message, and under each ✗ its
 /// next step.
 pub fn render(findings: &[Finding], palette: Palette) -> String {
     let mut text = String::new();
     for finding in findings {
         match &finding.outcome {
+            // Messages quote the cluster (conditions, images, holders).
             Passed { message } => {
-                text.push_str(&format!("{} {message}\n", palette.good("✓")));
+                text.push_str(&format!("{} {}\n", palette.good("✓"), line(message)));
             }
             Failed { message, next_step } => {
-                text.push_str(&format!("{} {message}\n", palette.bad("✗")));
-                text.push_str(&format!("  → {next_step}\n"));
+                text.push_str(&format!("{} {}\n", palette.bad("✗"), line(message)));
+                text.push_str(&format!("  → {}\n", line(next_step)));
             }
             Skipped { message } => {
-                text.push_str(&palette.dim(&format!("– {}: {message}", finding.check)));
+                text.push_str(&palette.dim(&format!("– {}: {}", finding.check, line(message))));
                 text.push('\n');
             }
         }

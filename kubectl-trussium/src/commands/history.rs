@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::history::{self, Revision, Rollout};
 use crate::output::{self, Health, Palette};
 use crate::table;
+use crate::terminal::safe;
 
 pub async fn run(target: &Target, args: &HistoryArgs, palette: Palette) -> Result<()> {
     let rt = target.get_runtime(&args.name).await?;
@@ -40,10 +41,10 @@ pub fn render(revisions: &[Revision], now: Timestamp, palette: Palette) -> Strin
         let (health, text) = describe(revision, now);
         t.add_row(vec![
             revision.revision.to_string(),
-            match shared {
+            safe(&match shared {
                 Some(_) => version_of(&revision.image),
                 None => revision.image.clone(),
-            },
+            }),
             revision
                 .started
                 .map_or("-".to_string(), |t| format!("{} ago", age::since(&t, now))),
@@ -52,7 +53,7 @@ pub fn render(revisions: &[Revision], now: Timestamp, palette: Palette) -> Strin
     }
     let mut text = table::render(&t, 0);
     if let Some(repository) = shared {
-        text.push_str(&palette.dim(&format!("Images of {repository}\n")));
+        text.push_str(&palette.dim(&format!("Images of {}\n", safe(&repository))));
     }
     text
 }
@@ -75,7 +76,7 @@ fn describe(revision: &Revision, now: Timestamp) -> (Health, String) {
         Rollout::Failed { message } if message.is_empty() => {
             (Health::Bad, "current, failed".to_string())
         }
-        Rollout::Failed { message } => (Health::Bad, format!("current, failed: {message}")),
+        Rollout::Failed { message } => (Health::Bad, format!("current, failed: {}", safe(message))),
         Rollout::Superseded => (Health::Neutral, format!("earlier{last}")),
     }
 }

@@ -81,7 +81,8 @@ pub async fn run(flags: &GlobalFlags, args: &InstallArgs, palette: Palette) -> R
             ("CustomResourceDefinition", CrdChange::Upgrade { from, runtimes }) => {
                 wait_established(&target, &object.name).await?;
                 format!(
-                    " (upgraded in place from {from}; {runtimes} runtime{} keep{} running)",
+                    " (upgraded in place from {}; {runtimes} runtime{} keep{} running)",
+                    crate::terminal::safe(from),
                     if *runtimes == 1 { "" } else { "s" },
                     if *runtimes == 1 { "s" } else { "" }
                 )

@@ -7,7 +7,7 @@
 use kube::api::{Patch, PatchParams};
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
-use trussium_api::image::{split_reference, version_of};
+use trussium_api::image::split_reference;
 
 use crate::cli::RollbackArgs;
 use crate::client::Target;
@@ -49,10 +49,10 @@ pub async fn run(target: &Target, args: &RollbackArgs, palette: Palette) -> Resu
         Some(revision) => format!("rollback to revision {revision}"),
         None => "rollback to the last successful image".to_string(),
     };
+    let (from, to) = rollout::image_change(&rt.spec.image.reference(), &image);
     output::println(&format!(
-        "{name}: image {} → {} ({whence}, generation {generation})",
-        rt.spec.image.version(),
-        palette.bold(&version_of(&image))
+        "{name}: image {from} → {} ({whence}, generation {generation})",
+        palette.bold(&to)
     ))?;
     if !args.wait {
         output::println(&palette.dim(&format!(

@@ -17,6 +17,8 @@ pub enum Plan {
     Patch { from: i32 },
     /// spec.replicas already has the value.
     Unchanged,
+    /// The runtime is being deleted: scaling it would mislead.
+    BeingDeleted,
     /// Autoscaling owns the count and --force was not given.
     Refuse { min: i32, max: Option<i32> },
     /// Autoscaling owns the count; set spec.replicas anyway for later.
@@ -29,6 +31,9 @@ pub enum Plan {
 
 pub fn plan(rt: &TrussiumRuntime, replicas: i32, force: bool) -> Plan {
     let from = rt.spec.replicas;
+    if rt.metadata.deletion_timestamp.is_some() {
+        return Plan::BeingDeleted;
+    }
     match rt.spec.autoscaling.as_ref().filter(|a| a.enabled) {
         Some(a) if !force => Plan::Refuse {
             min: a.min_replicas,
@@ -46,7 +51,7 @@ pub fn plan(rt: &TrussiumRuntime, replicas: i32, force: bool) -> Plan {
 
 pub async fn run(target: &Target, args: &ScaleArgs, palette: Palette) -> Result<()> {
     let name = &args.name;
-    let rt = target.get_runtime(name).await?;
+    let rt = target.get_runtime_spec(name).await?;
     let n = args.replicas;
     let message = match plan(&rt, n, args.force) {
         Plan::Refuse { min, max } => {
@@ -56,6 +61,12 @@ pub async fn run(target: &Target, args: &ScaleArgs, palette: Palette) -> Result<
                 min,
                 max,
                 requested: n,
+            });
+        }
+        Plan::BeingDeleted => {
+            return Err(Error::BeingDeleted {
+                doing: "scaling",
+                name: name.to_string(),
             });
         }
         Plan::Unchanged => format!("{name}: spec.replicas is already {n}; nothing changed"),
@@ -140,5 +151,10 @@ mod tests {
                 max: Some(10)
             }
         );
+        let mut deleting = rt(1, Some(true));
+        deleting.metadata.deletion_timestamp = Some(
+            k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(crate::fixtures::at(0)),
+        );
+        assert_eq!(plan(&deleting, 4, true), Plan::BeingDeleted);
     }
 }

@@ -3,18 +3,24 @@
 
 use kube::api::{Patch, PatchParams};
 use serde_json::{Value, json};
-use trussium_api::image::version_of;
 
 use crate::cli::{ImageTarget, UpgradeArgs};
 use crate::client::Target;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::output::{self, Palette};
 use crate::rollout::{self, Action};
+use crate::terminal::safe;
 
 pub async fn run(target: &Target, args: &UpgradeArgs, palette: Palette) -> Result<()> {
     let name = &args.name;
     let api = target.runtimes();
-    let before = target.get_runtime(name).await?;
+    let before = target.get_runtime_spec(name).await?;
+    if before.metadata.deletion_timestamp.is_some() {
+        return Err(Error::BeingDeleted {
+            doing: "upgrading",
+            name: name.to_string(),
+        });
+    }
     let patched = api
         .patch(
             name,
@@ -28,13 +34,14 @@ pub async fn run(target: &Target, args: &UpgradeArgs, palette: Palette) -> Resul
     let previous = before.spec.image.reference();
     if previous == image {
         output::println(&format!(
-            "{name}: spec.image is already {image}; nothing changed"
+            "{name}: spec.image is already {}; nothing changed",
+            safe(&image)
         ))?;
     } else {
+        let (from, to) = rollout::image_change(&previous, &image);
         output::println(&format!(
-            "{name}: image {} → {} (generation {generation})",
-            version_of(&previous),
-            palette.bold(&patched.spec.image.version())
+            "{name}: image {from} → {} (generation {generation})",
+            palette.bold(&to)
         ))?;
     }
     if !args.wait {

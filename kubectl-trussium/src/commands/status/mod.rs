@@ -9,11 +9,11 @@ mod watch;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use kube::api::ListParams;
-use trussium_api::TrussiumRuntime;
 
 use crate::cli::StatusArgs;
 use crate::client::Target;
 use crate::error::{Error, RUNTIMES, Request, Result};
+use crate::fetched::Fetched;
 use crate::output::{self, OutputFormat, Palette};
 use crate::runtime_events;
 
@@ -24,14 +24,21 @@ pub async fn run(target: &Target, args: &StatusArgs, palette: Palette) -> Result
     match (&args.name, args.watch) {
         (Some(name), false) => {
             if let Some(format) = args.output {
-                return output::print(&machine(&target.get_runtime(name).await?, format)?);
+                return output::print(&machine(&target.get_fetched(name).await?, format)?);
             }
             // The runtime and its Events in parallel: one round trip.
-            let (rt, events) = tokio::join!(
-                target.get_runtime(name),
+            let (fetched, events) = tokio::join!(
+                target.get_fetched(name),
                 runtime_events::for_name(target, name)
             );
-            let rt = rt?;
+            let fetched = fetched?;
+            let Some(rt) = fetched.runtime else {
+                return Err(Error::Unreadable {
+                    name: name.to_string(),
+                    namespace: target.namespace.clone(),
+                    reason: fetched.problem.unwrap_or_default(),
+                });
+            };
             let recent = match events {
                 Ok(mut list) => {
                     list.retain(|e| runtime_events::regards(e, &rt));
@@ -39,7 +46,13 @@ pub async fn run(target: &Target, args: &StatusArgs, palette: Palette) -> Result
                 }
                 Err(e) => RecentEvents::Unavailable(e.to_string()),
             };
-            output::print(&render_detail(&rt, &recent, Timestamp::now(), palette))
+            output::print(&render_detail(
+                &rt,
+                fetched.problem.as_deref(),
+                &recent,
+                Timestamp::now(),
+                palette,
+            ))
         }
         (None, false) => {
             let runtimes = list(target).await?;
@@ -69,29 +82,32 @@ pub(super) fn nothing_found(target: &Target) -> String {
     }
 }
 
-/// All runtimes in scope, in pages of 500 like kubectl.
-async fn list(target: &Target) -> Result<Vec<TrussiumRuntime>> {
+/// All runtimes in scope, in pages of 500 like kubectl; each read as far as
+/// it can be, so that one odd object does not fail the list.
+async fn list(target: &Target) -> Result<Vec<Fetched>> {
     let request = Request::new("list", RUNTIMES).namespace(target.scope());
     let mut items = target
-        .list_all(&target.runtimes_in_scope(), ListParams::default(), request)
+        .list_all(&target.fetched_in_scope(), ListParams::default(), request)
         .await?;
     sort(&mut items);
     Ok(items)
 }
 
-fn sort(items: &mut [TrussiumRuntime]) {
+fn sort(items: &mut [Fetched]) {
     items.sort_by_key(|rt| (rt.namespace(), rt.name_any()));
 }
 
-pub(super) fn machine(rt: &TrussiumRuntime, format: OutputFormat) -> Result<String> {
-    let value = serde_json::to_value(rt).map_err(|e| Error::Io(std::io::Error::other(e)))?;
+pub(super) fn machine(rt: &Fetched, format: OutputFormat) -> Result<String> {
+    let value = rt
+        .to_value()
+        .map_err(|e| Error::Io(std::io::Error::other(e)))?;
     output::render_machine(&output::without_managed_fields(value), format)
 }
 
-pub(super) fn machine_list(runtimes: &[TrussiumRuntime], format: OutputFormat) -> Result<String> {
+pub(super) fn machine_list(runtimes: &[Fetched], format: OutputFormat) -> Result<String> {
     let items = runtimes
         .iter()
-        .map(|rt| serde_json::to_value(rt).map(output::without_managed_fields))
+        .map(|rt| rt.to_value().map(output::without_managed_fields))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| Error::Io(std::io::Error::other(e)))?;
     let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});

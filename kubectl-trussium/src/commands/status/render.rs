@@ -9,12 +9,15 @@ use trussium_api::TrussiumRuntime;
 use trussium_api::image::version_of;
 
 use crate::age;
+use crate::fetched::Fetched;
 use crate::interpret::{
-    condition_health, desired_replicas, next_steps, ordered_conditions, summary,
+    TERMINATING, condition_health, desired_replicas, next_steps, ordered_conditions, summary,
+    terminating,
 };
 use crate::output::{Health, Palette};
 use crate::runtime_events;
 use crate::table;
+use crate::terminal::safe;
 
 /// How many Events the detailed view shows.
 pub const RECENT_EVENTS: usize = 5;
@@ -29,9 +32,39 @@ pub enum RecentEvents {
 
 // The list view
 
-/// `NAME READY DESIRED PROVIDER MODEL VERSION AGE`, with NAMESPACE first for -A.
+/// `NAME READY DESIRED PROVIDER MODEL VERSION AGE`, with NAMESPACE first for
+/// -A; under the table, one line for each runtime that could not be read.
 pub fn render_list(
-    runtimes: &[TrussiumRuntime],
+    fetched: &[Fetched],
+    all_namespaces: bool,
+    now: Timestamp,
+    palette: Palette,
+) -> String {
+    let runtimes: Vec<&TrussiumRuntime> =
+        fetched.iter().filter_map(Fetched::whole_runtime).collect();
+    let mut out = if runtimes.is_empty() {
+        String::new()
+    } else {
+        render_table(&runtimes, all_namespaces, now, palette)
+    };
+    for f in fetched.iter().filter(|f| f.whole_runtime().is_none()) {
+        let name = match (all_namespaces, f.namespace()) {
+            (true, Some(ns)) => format!("{}/{}", safe(&ns), safe(&f.name_any())),
+            _ => safe(&f.name_any()),
+        };
+        out.push_str(&format!(
+            "{name}: {}\n",
+            palette.bad(&format!(
+                "cannot read its status: {}",
+                safe(f.problem.as_deref().unwrap_or_default())
+            ))
+        ));
+    }
+    out
+}
+
+fn render_table(
+    runtimes: &[&TrussiumRuntime],
     all_namespaces: bool,
     now: Timestamp,
     palette: Palette,
@@ -46,22 +79,27 @@ pub fn render_list(
     for rt in runtimes {
         let ready = rt.status.as_ref().and_then(|s| s.ready_replicas);
         let desired = desired_replicas(rt);
-        let ready_text = ready.map_or("-".to_string(), |r| r.to_string());
+        let ready_text = match ready {
+            _ if terminating(rt) => TERMINATING.to_string(),
+            Some(r) => r.to_string(),
+            None => "-".to_string(),
+        };
         let ready_health = match (ready, desired) {
+            _ if terminating(rt) => Health::Warn,
             (Some(r), Some(d)) if r >= d => Health::Good,
             _ => Health::Warn,
         };
         let mut row = vec![
-            rt.name_any(),
+            safe(&rt.name_any()),
             palette.health(&ready_text, ready_health),
             desired.map_or("-".to_string(), |d| d.to_string()),
             rt.spec.provider.type_.as_str().to_string(),
-            rt.spec.provider.model.clone(),
-            version_column(rt),
+            safe(&rt.spec.provider.model),
+            safe(&version_column(rt)),
             creation_age(rt, now),
         ];
         if all_namespaces {
-            row.insert(0, rt.namespace().unwrap_or_default());
+            row.insert(0, safe(&rt.namespace().unwrap_or_default()));
         }
         t.add_row(row);
     }
@@ -84,10 +122,10 @@ fn creation_age(rt: &TrussiumRuntime, now: Timestamp) -> String {
 pub fn image_value(value: Option<&str>, desired: &str, missing: &str, palette: Palette) -> String {
     match value {
         None => palette.dim(missing),
-        Some(v) if v == desired => palette.good(v),
+        Some(v) if v == desired => palette.good(&safe(v)),
         Some(v) => format!(
             "{} {}",
-            palette.warn(v),
+            palette.warn(&safe(v)),
             palette.warn(&format!(
                 "(differs from desired: {} ≠ {})",
                 version_or_ref(v),
@@ -100,9 +138,9 @@ pub fn image_value(value: Option<&str>, desired: &str, missing: &str, palette: P
 fn version_or_ref(reference: &str) -> String {
     let v = version_of(reference);
     if v.is_empty() {
-        reference.to_string()
+        safe(reference)
     } else {
-        v
+        safe(&v)
     }
 }
 
@@ -118,29 +156,41 @@ fn field(out: &mut String, label: &str, value: &str) {
     ));
 }
 
-/// The detailed view of one runtime.
+/// The detailed view of one runtime; `problem` says why its status could
+/// not be read (it is then shown without one).
 pub fn render_detail(
     rt: &TrussiumRuntime,
+    problem: Option<&str>,
     recent: &RecentEvents,
     now: Timestamp,
     palette: Palette,
 ) -> String {
     let mut out = String::new();
     let status = rt.status.clone().unwrap_or_default();
-    let (health, text) = summary(rt);
+    let (health, text) = match problem {
+        Some(why) => (
+            Health::Bad,
+            format!("cannot read its status: {}", safe(why)),
+        ),
+        None => summary(rt),
+    };
 
-    field(&mut out, "Name", &palette.bold(&rt.name_any()));
-    field(&mut out, "Namespace", &rt.namespace().unwrap_or_default());
+    field(&mut out, "Name", &palette.bold(&safe(&rt.name_any())));
+    field(
+        &mut out,
+        "Namespace",
+        &safe(&rt.namespace().unwrap_or_default()),
+    );
     field(&mut out, "Status", &palette.health(&text, health));
     field(&mut out, "Provider", rt.spec.provider.type_.as_str());
-    field(&mut out, "Model", &rt.spec.provider.model);
+    field(&mut out, "Model", &safe(&rt.spec.provider.model));
     if let Some(url) = &rt.spec.provider.base_url {
-        field(&mut out, "Base URL", url);
+        field(&mut out, "Base URL", &safe(url));
     }
     field(
         &mut out,
         "Endpoint",
-        status.endpoint.as_deref().unwrap_or("- (not reported yet)"),
+        &safe(status.endpoint.as_deref().unwrap_or("- (not reported yet)")),
     );
 
     let desired = desired_replicas(rt);
@@ -205,8 +255,8 @@ pub fn render_detail(
         for step in steps {
             out.push_str(&format!(
                 "  {}:\n    {}\n",
-                step.why,
-                palette.bold(&step.command)
+                safe(&step.why),
+                palette.bold(&safe(&step.command))
             ));
         }
     }
@@ -219,7 +269,7 @@ pub fn render_detail(
     let image_field = |out: &mut String, label: &str, value: String| {
         out.push_str(&format!("  {:<18}{value}\n", format!("{label}:")));
     };
-    image_field(&mut out, "Desired", palette.bold(&desired_image));
+    image_field(&mut out, "Desired", palette.bold(&safe(&desired_image)));
     image_field(
         &mut out,
         "Current",
@@ -251,11 +301,11 @@ pub fn render_detail(
         let mut t = table::new(&["TYPE", "STATUS", "REASON", "AGE", "MESSAGE"], palette);
         for c in ordered_conditions(&status.conditions) {
             t.add_row(vec![
-                c.type_.clone(),
-                palette.health(&c.status, condition_health(c)),
-                c.reason.clone(),
+                safe(&c.type_),
+                palette.health(&safe(&c.status), condition_health(c)),
+                safe(&c.reason),
                 age::since(&c.last_transition_time.0, now),
-                c.message.replace(['\n', '\r'], " "),
+                safe(&c.message),
             ]);
         }
         out.push_str(&table::render(&t, 2));
@@ -283,7 +333,7 @@ pub fn render_detail(
             out.push_str(&palette.bold("Events"));
             out.push_str(&format!(
                 "\n  {}\n",
-                palette.warn(&format!("unavailable: {why}"))
+                palette.warn(&format!("unavailable: {}", safe(why)))
             ));
         }
     }
@@ -314,7 +364,7 @@ mod tests {
                 "Upgrading from v1.22.0 to v1.23.0.",
             ),
         ]);
-        let text = render_detail(&rt, &recent, now(), Palette::PLAIN);
+        let text = render_detail(&rt, None, &recent, now(), Palette::PLAIN);
         let want = "\
 Name:         private-ai
 Namespace:    trussium
@@ -353,7 +403,13 @@ Events
     #[test]
     fn detail_view_coloured_highlights() {
         let rt = runtime(UPGRADING);
-        let text = render_detail(&rt, &RecentEvents::Shown(vec![]), now(), Palette::COLORED);
+        let text = render_detail(
+            &rt,
+            None,
+            &RecentEvents::Shown(vec![]),
+            now(),
+            Palette::COLORED,
+        );
         // Differing images are yellow, the matching desired one is not.
         assert!(
             text.contains("\u{1b}[33mghcr.io/trussiumhq/trussium:v1.22.0"),
@@ -373,6 +429,7 @@ Events
             Some("sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef".into());
         let text = render_detail(
             &rt,
+            None,
             &RecentEvents::Unavailable("forbidden: you may not list events.events.k8s.io".into()),
             now(),
             Palette::PLAIN,
@@ -404,7 +461,13 @@ Events
         let list = (0..8)
             .map(|i| event(&format!("e{i}"), "Normal", &format!("Reason{i}"), i, "n"))
             .collect();
-        let text = render_detail(&rt, &RecentEvents::Shown(list), at(10), Palette::PLAIN);
+        let text = render_detail(
+            &rt,
+            None,
+            &RecentEvents::Shown(list),
+            at(10),
+            Palette::PLAIN,
+        );
         assert!(text.contains("Events (last 5 of 8)"), "{text}");
         assert!(!text.contains("Reason2") && text.contains("Reason3") && text.contains("Reason7"));
     }
@@ -421,7 +484,15 @@ Events
         b.spec.provider.type_ = trussium_api::ProviderType::Openai;
         b.spec.provider.model = "gpt-5".into();
         b.status = None;
-        let text = render_list(&[a.clone(), b.clone()], false, now(), Palette::PLAIN);
+        let text = render_list(
+            &[
+                Fetched::from_runtime(a.clone()),
+                Fetched::from_runtime(b.clone()),
+            ],
+            false,
+            now(),
+            Palette::PLAIN,
+        );
         assert_eq!(
             text,
             "\
@@ -430,7 +501,7 @@ private-ai      2       3         ollama     llama3.2   v1.23.0               13
 digest-pinned   -       3         openai     gpt-5      sha256:abcdef012345   13m
 "
         );
-        let text = render_list(&[a], true, now(), Palette::PLAIN);
+        let text = render_list(&[Fetched::from_runtime(a)], true, now(), Palette::PLAIN);
         assert!(text.starts_with("NAMESPACE   NAME         READY"), "{text}");
         assert!(text.contains("trussium    private-ai   2"), "{text}");
     }
@@ -471,7 +542,13 @@ digest-pinned   -       3         openai     gpt-5      sha256:abcdef012345   13
                 }
             }
         }
-        let text = render_detail(&rt, &RecentEvents::Shown(vec![]), now(), Palette::PLAIN);
+        let text = render_detail(
+            &rt,
+            None,
+            &RecentEvents::Shown(vec![]),
+            now(),
+            Palette::PLAIN,
+        );
         assert!(
             text.contains(
                 "\nNext steps\n  the upgrade to v1.23.0 failed; go back to ghcr.io/trussiumhq/trussium:v1.22.0:\n    kubectl trussium rollback private-ai -n trussium --wait\n\nImages\n"

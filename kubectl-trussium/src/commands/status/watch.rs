@@ -9,14 +9,15 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::ListParams;
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Resource, ResourceExt};
-use trussium_api::TrussiumRuntime;
 
 use super::render::{RecentEvents, render_detail, render_list};
 use super::{machine, machine_list, nothing_found};
 use crate::client::{Target, watch_error_is_fatal};
 use crate::error::{EVENTS, RUNTIMES, Request, Result};
+use crate::fetched::Fetched;
 use crate::output::{self, OutputFormat, Palette};
 use crate::runtime_events;
+use crate::terminal::safe;
 
 /// Objects kept up to date from a watcher, keyed by namespace/name.
 struct Mirror<K> {
@@ -120,7 +121,7 @@ where
 // would only add an allocation per event.
 #[allow(clippy::large_enum_variant)]
 enum Change {
-    Runtime(Result<watcher::Event<TrussiumRuntime>, watcher::Error>),
+    Runtime(Result<watcher::Event<Fetched>, watcher::Error>),
     Event(Result<watcher::Event<Event>, watcher::Error>),
 }
 
@@ -131,10 +132,10 @@ pub(super) async fn watch_detail(
     palette: Palette,
 ) -> Result<()> {
     // Fail fast, with the usual messages, on a missing runtime, CRD or permission.
-    let first = target.get_runtime(name).await?;
+    let first = target.get_fetched(name).await?;
     let by_name = format!("metadata.name={name}");
     let runtimes = watcher(
-        target.runtimes(),
+        target.fetched(),
         watcher::Config::default().fields(&by_name),
     )
     .default_backoff()
@@ -148,7 +149,7 @@ pub(super) async fn watch_detail(
     .map(Change::Event);
     let mut changes = futures::stream::select(runtimes.boxed(), event_stream.boxed());
 
-    let mut runtime: Option<TrussiumRuntime> = Some(first);
+    let mut runtime: Option<Fetched> = Some(first);
     let mut event_mirror: Mirror<Event> = Mirror::new();
     let mut events_problem: Option<String> = None;
     let mut screen = Screen::new();
@@ -190,8 +191,21 @@ pub(super) async fn watch_detail(
             }
             continue;
         }
-        let frame = match &runtime {
-            Some(rt) => {
+        let frame = match runtime
+            .as_ref()
+            .and_then(|f| Some((f, f.runtime.as_ref()?)))
+        {
+            None if runtime.is_some() => format!(
+                "TrussiumRuntime {name} in namespace {}: {}\n",
+                target.namespace,
+                safe(
+                    runtime
+                        .as_ref()
+                        .and_then(|f| f.problem.as_deref())
+                        .unwrap_or_default()
+                )
+            ),
+            Some((fetched, rt)) => {
                 let recent = match &events_problem {
                     Some(why) => RecentEvents::Unavailable(why.clone()),
                     None => {
@@ -205,7 +219,13 @@ pub(super) async fn watch_detail(
                         RecentEvents::Shown(list)
                     }
                 };
-                render_detail(rt, &recent, Timestamp::now(), palette)
+                render_detail(
+                    rt,
+                    fetched.problem.as_deref(),
+                    &recent,
+                    Timestamp::now(),
+                    palette,
+                )
             }
             None => format!(
                 "TrussiumRuntime {name} in namespace {} was deleted; waiting for it to come back…\n",
@@ -224,14 +244,14 @@ pub(super) async fn watch_list(
 ) -> Result<()> {
     // Fail fast on a missing CRD or permission.
     target
-        .runtimes_in_scope()
+        .fetched_in_scope()
         .list(&ListParams::default().limit(1))
         .await
         .map_err(|e| target.fail(Request::new("list", RUNTIMES).namespace(target.scope()), e))?;
-    let mut stream = watcher(target.runtimes_in_scope(), watcher::Config::default())
+    let mut stream = watcher(target.fetched_in_scope(), watcher::Config::default())
         .default_backoff()
         .boxed();
-    let mut mirror: Mirror<TrussiumRuntime> = Mirror::new();
+    let mut mirror: Mirror<Fetched> = Mirror::new();
     let mut screen = Screen::new();
     let request = Request::new("watch", RUNTIMES).namespace(target.scope());
     while let Some(batch) = next_burst(&mut stream).await {
@@ -252,7 +272,7 @@ pub(super) async fn watch_list(
         if !changed || !mirror.ready {
             continue;
         }
-        let runtimes: Vec<TrussiumRuntime> = mirror.items.values().cloned().collect();
+        let runtimes: Vec<Fetched> = mirror.items.values().cloned().collect();
         if let Some(format) = format {
             if screen.last.is_empty() {
                 screen.last = "printed".to_string();
@@ -280,9 +300,9 @@ mod tests {
         let rt = |name: &str| {
             let mut r = runtime(UPGRADING);
             r.metadata.name = Some(name.into());
-            r
+            Fetched::from_runtime(r)
         };
-        let mut m: Mirror<TrussiumRuntime> = Mirror::new();
+        let mut m: Mirror<Fetched> = Mirror::new();
         assert!(!m.apply(watcher::Event::Init));
         assert!(!m.apply(watcher::Event::InitApply(rt("a"))));
         assert!(!m.ready, "nothing is drawn before the list is complete");
