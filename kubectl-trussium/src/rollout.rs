@@ -9,6 +9,7 @@ use trussium_api::{TrussiumRuntime, condition_type, reason};
 
 use crate::client::Target;
 use crate::error::{Error, RUNTIMES, Request, Result};
+use crate::fetched::Fetched;
 use crate::follow::{Ending, Judgment, Watching, follow};
 use crate::interpret::desired_replicas;
 use crate::output::{self, Palette};
@@ -180,15 +181,23 @@ pub async fn wait(
         timeout,
         palette,
     };
+    // Read as far as it can be: a status that does not read (see
+    // crate::fetched) is waited out, not an error.
     let ending = follow(
         &watching,
-        target.runtimes(),
+        target.fetched(),
         &name,
-        Some(patched),
-        |rt| match assess(rt, generation, image) {
-            Progress::Complete => Judgment::Done(Ok(rt.clone())),
-            Progress::Failed(message) => Judgment::Done(Err((message, rt.clone()))),
-            Progress::Waiting(text) => Judgment::Waiting(text),
+        Some(Fetched::from_runtime(patched)),
+        |fetched| match fetched.whole_runtime() {
+            None => Judgment::Waiting(format!(
+                "cannot read its status: {}",
+                safe(fetched.problem.as_deref().unwrap_or_default())
+            )),
+            Some(rt) => match assess(rt, generation, image) {
+                Progress::Complete => Judgment::Done(Ok(rt.clone())),
+                Progress::Failed(message) => Judgment::Done(Err((message, rt.clone()))),
+                Progress::Waiting(text) => Judgment::Waiting(text),
+            },
         },
     )
     .await?;

@@ -507,6 +507,84 @@ digest-pinned   -       3         openai     gpt-5      sha256:abcdef012345   13
     }
 
     #[test]
+    fn hostile_values_stay_on_their_line() {
+        let mut rt = runtime(UPGRADING);
+        rt.spec.provider.model = "llama\nFORGED: Ready\u{1b}]0;x\u{7}".into();
+        rt.spec.provider.base_url = Some("http://a\u{1b}[2J".into());
+        if let Some(s) = rt.status.as_mut() {
+            s.conditions[0].message = format!("{}\n", "x".repeat(200_000));
+            s.current_image = Some("r/x:v1\r\u{9b}2K".into());
+        }
+        let text = render_detail(
+            &rt,
+            None,
+            &RecentEvents::Shown(vec![]),
+            now(),
+            Palette::PLAIN,
+        );
+        assert!(
+            !text.contains(['\u{1b}', '\u{7}', '\r', '\u{9b}']),
+            "{text:?}"
+        );
+        assert!(!text.lines().any(|l| l.starts_with("FORGED")), "{text}");
+        assert!(
+            text.contains("Model:        llama\\nFORGED: Ready\\x1b]0;x\\x07\n"),
+            "{text}"
+        );
+        assert!(text.contains("Base URL:     http://a\\x1b[2J\n"), "{text}");
+        assert!(text.contains("… (199489 more)"), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() < 700), "{text}");
+        let list = render_list(&[Fetched::from_runtime(rt)], false, now(), Palette::PLAIN);
+        assert_eq!(list.lines().count(), 2, "{list}");
+    }
+
+    #[test]
+    fn list_view_with_an_unreadable_and_a_terminating_runtime() {
+        let mut odd = serde_json::to_value(runtime(UPGRADING)).unwrap_or_default();
+        odd["metadata"]["name"] = "odd".into();
+        odd["status"]["readyReplicas"] = i64::MAX.into();
+        let mut leaving = runtime(UPGRADING);
+        leaving.metadata.name = Some("leaving".into());
+        leaving.metadata.deletion_timestamp = Some(
+            k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(crate::fixtures::at(0)),
+        );
+        let fetched = [
+            Fetched::from_runtime(runtime(UPGRADING)),
+            Fetched::from_value(odd),
+            Fetched::from_runtime(leaving.clone()),
+        ];
+        let text = render_list(&fetched, false, now(), Palette::PLAIN);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert!(lines[1].starts_with("private-ai   2 "), "{text}");
+        assert!(lines[2].starts_with("leaving      Terminating "), "{text}");
+        assert_eq!(
+            lines[3],
+            "odd: cannot read its status: invalid value: integer `9223372036854775807`, expected i32"
+        );
+        let detail = render_detail(
+            &leaving,
+            None,
+            &RecentEvents::Shown(vec![]),
+            now(),
+            Palette::PLAIN,
+        );
+        assert!(detail.contains("Status:       Terminating\n"), "{detail}");
+        assert!(!detail.contains("Next steps"), "{detail}");
+        let unread = render_detail(
+            &runtime(UPGRADING),
+            Some("bad\u{1b}"),
+            &RecentEvents::Shown(vec![]),
+            now(),
+            Palette::PLAIN,
+        );
+        assert!(
+            unread.contains("Status:       cannot read its status: bad\\x1b\n"),
+            "{unread}"
+        );
+    }
+
+    #[test]
     fn image_highlighting() {
         let d = "r/x:v2";
         assert_eq!(
