@@ -1,8 +1,8 @@
 //! A TrussiumRuntime read as far as it can be. The API server accepts
-//! values our types cannot hold (a time in year 9999 is past what a
-//! `Timestamp` holds; an int32 field takes any int64), and anyone with
-//! status-write rights can store them: one such runtime must not fail a
-//! list, a watch or `status` for every other. [`Fetched`] is what the
+//! values our types cannot hold (a `date-time` after 9999-12-30T22:00:00Z
+//! is past what a `Timestamp` holds; another CRD version may allow more),
+//! and anyone with status-write rights can store them: one such runtime
+//! must not fail a list, a watch or `status` for every other. [`Fetched`] is what the
 //! plugin's GETs, LISTs and watches deserialize: the runtime, or as much of
 //! it as reads and why the rest does not.
 
