@@ -162,7 +162,7 @@ fn resources(found: &mut Problems, resources: &ResourceRequirements) {
         ("requests", &resources.requests),
     ] {
         for (name, value) in values.iter().flatten() {
-            let field = format!("spec.resources.{list}.{name}");
+            let field = format!("spec.resources.{list}[{name}]");
             let parsed = parse(value);
             found.check(parsed.is_some(), field.clone(), &rules::QUANTITY);
             found.check(

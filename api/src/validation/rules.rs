@@ -5,7 +5,7 @@
 //! Kubernetes versions: every function used here is in the CEL base
 //! environment of Kubernetes 1.28 or older: `matches`, `size`, `all`, `in`,
 //! `startsWith` (1.25, with CRD validation rules), `string()` (1.25), and the
-//! quantity library (`isQuantity`, `quantity`, `sign`, `compareTo`: 1.28;
+//! quantity library (`isQuantity`, `quantity`, `isLessThan`, `compareTo`: 1.28;
 //! stored CRDs may use it from 1.29). `\p{Cc}` is RE2 syntax, which
 //! `matches` has always used. `metadata.name` is readable at the root since
 //! 1.25.
@@ -102,7 +102,7 @@ pub const QUANTITY: Rule = Rule {
 };
 
 pub const QUANTITY_NOT_NEGATIVE: Rule = Rule {
-    cel: "!isQuantity(string(self)) || quantity(string(self)).sign() >= 0",
+    cel: "!isQuantity(string(self)) || !quantity(string(self)).isLessThan(quantity('0'))",
     message: "resources: a quantity must not be negative",
 };
 

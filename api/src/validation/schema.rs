@@ -15,8 +15,10 @@ use super::rules::{self, Rule};
 /// `maxItems` of a list that has none: tolerations, affinity terms, selector
 /// requirements, imagePullSecrets.
 pub const MAX_ITEMS: u64 = 32;
+/// `maxItems` of a selector's `matchExpressions`.
+pub const MAX_EXPRESSIONS: u64 = 16;
 /// `maxItems` of a selector requirement's `values`.
-pub const MAX_VALUES: u64 = 64;
+pub const MAX_VALUES: u64 = 32;
 /// `maxProperties` of `matchLabels`, `nodeSelector`, `limits`, `requests`.
 pub const MAX_PROPERTIES: u64 = 64;
 /// The longest qualified name: a 253-character prefix, '/', 63 characters.
@@ -36,7 +38,9 @@ pub fn harden(schema: &mut schemars::Schema) {
 
 fn walk(node: &mut Map<String, Value>) {
     patch(node);
-    if node.get("type").and_then(Value::as_str) == Some("array") {
+    // (`items`, not `type`: an optional list is typed ["array", "null"] until
+    // kube makes it nullable.)
+    if node.contains_key("items") {
         node.entry("maxItems").or_insert(json!(MAX_ITEMS));
     }
     if let Some(properties) = node.get_mut("properties").and_then(Value::as_object_mut) {
@@ -140,6 +144,8 @@ fn patch(node: &mut Map<String, Value>) {
             &[("maxLength", MAX_LABEL_VALUE)],
         );
         let requirement = [&rules::SELECTOR_OPERATOR, &rules::SELECTOR_VALUES];
+        let expressions = &[("maxItems", MAX_EXPRESSIONS)];
+        at(node, &["matchExpressions"], &[], expressions);
         at(node, &["matchExpressions", "[]"], &requirement, &[]);
         at(
             node,
@@ -162,6 +168,8 @@ fn patch(node: &mut Map<String, Value>) {
         );
     } else if has(node, &["matchExpressions", "matchFields"]) {
         let requirement = [&rules::NODE_OPERATOR, &rules::NODE_VALUES];
+        let expressions = &[("maxItems", MAX_EXPRESSIONS)];
+        at(node, &["matchExpressions"], &[], expressions);
         at(node, &["matchExpressions", "[]"], &requirement, &[]);
         at(
             node,

@@ -158,9 +158,9 @@ fn resources() {
     assert_refused(
         json!({"resources": {"limits": {"cpu": "lots", "memory": "-1Gi"}}}),
         &[
-            ("spec.resources.limits.cpu", rules::QUANTITY.message),
+            ("spec.resources.limits[cpu]", rules::QUANTITY.message),
             (
-                "spec.resources.limits.memory",
+                "spec.resources.limits[memory]",
                 rules::QUANTITY_NOT_NEGATIVE.message,
             ),
         ],
@@ -172,7 +172,7 @@ fn resources() {
     // An unparsable value is reported once, not compared.
     assert_refused(
         json!({"resources": {"requests": {"cpu": "x"}, "limits": {"cpu": "1"}}}),
-        &[("spec.resources.requests.cpu", rules::QUANTITY.message)],
+        &[("spec.resources.requests[cpu]", rules::QUANTITY.message)],
     );
 }
 
