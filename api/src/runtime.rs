@@ -253,8 +253,9 @@ pub struct ProviderSpec {
     #[schemars(length(min = 1, max = 256))]
     pub model: String,
 
-    /// Provider or compatible API endpoint, without user information
-    /// (`user:password@`) or control characters.
+    /// Provider or compatible API endpoint. No user information
+    /// (`user:password@`: credentials belong in a Secret) and no control
+    /// characters.
     #[serde(default, rename = "baseURL", skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 2048))]
     pub base_url: Option<String>,

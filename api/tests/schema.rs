@@ -278,7 +278,10 @@ fn every_spec_list_and_map_that_a_rule_walks_is_bounded() -> TestResult {
             unbounded.push(path.to_string());
         }
     });
-    assert!(unbounded.is_empty(), "lists without maxItems: {unbounded:#?}");
+    assert!(
+        unbounded.is_empty(),
+        "lists without maxItems: {unbounded:#?}"
+    );
     Ok(())
 }
 
@@ -322,7 +325,8 @@ fn the_embedded_kubernetes_types_carry_their_rules() -> TestResult {
     assert!(messages_at(pod_selector).contains(&rules::SELECTOR_OPERATOR.message.to_string()));
     let weight = "/properties/scheduling/properties/affinity/properties/podAffinity/properties/preferredDuringSchedulingIgnoredDuringExecution/items/properties/weight";
     assert_eq!(
-        spec.pointer(&format!("{weight}/maximum")).and_then(Value::as_f64),
+        spec.pointer(&format!("{weight}/maximum"))
+            .and_then(Value::as_f64),
         Some(100.0)
     );
     let root = root_schema()?;

@@ -55,7 +55,11 @@ fn names() {
     }
     let name = ("metadata.name".to_string(), rules::NAME.message);
     for bad in ["a.b", "1a", "a-", "A", &"a".repeat(64)] {
-        assert_eq!(found(&runtime(bad, json!({}))), std::slice::from_ref(&name), "{bad}");
+        assert_eq!(
+            found(&runtime(bad, json!({}))),
+            std::slice::from_ref(&name),
+            "{bad}"
+        );
     }
     let default = ("metadata.name".to_string(), rules::NAME_NOT_DEFAULT.message);
     assert_eq!(found(&runtime("default", json!({}))), [default]);

@@ -13,8 +13,8 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service, ServiceAccount};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use kube::Api;
+use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 use trussium_api::TrussiumRuntime;
@@ -58,7 +58,8 @@ async fn refuse_all(prefix: &str, cases: Vec<Case>) -> TestResult {
     let raw = dynamic_api(&ns.client, &ns.name);
     let mut failures = Vec::new();
     for case in &cases {
-        let object: DynamicObject = serde_json::from_value(minimal(&case.name, case.spec.clone())?)?;
+        let object: DynamicObject =
+            serde_json::from_value(minimal(&case.name, case.spec.clone())?)?;
         match raw.create(&PostParams::default(), &object).await {
             Ok(_) => {
                 failures.push(format!("{}: accepted", case.case));
@@ -67,10 +68,16 @@ async fn refuse_all(prefix: &str, cases: Vec<Case>) -> TestResult {
             Err(e) => {
                 let message = refusal_message(&e).unwrap_or_else(|| e.to_string());
                 eprintln!("{} => {message}", case.case);
-                let missing: Vec<&String> =
-                    case.expects.iter().filter(|e| !message.contains(e.as_str())).collect();
+                let missing: Vec<&String> = case
+                    .expects
+                    .iter()
+                    .filter(|e| !message.contains(e.as_str()))
+                    .collect();
                 if !missing.is_empty() {
-                    failures.push(format!("{}: message lacks {missing:?}: {message}", case.case));
+                    failures.push(format!(
+                        "{}: message lacks {missing:?}: {message}",
+                        case.case
+                    ));
                 }
                 if raw.get_opt(&case.name).await?.is_some() {
                     failures.push(format!("{}: exists after the refusal", case.case));
@@ -148,7 +155,10 @@ async fn quantities_that_do_not_parse_are_negative_or_exceed_the_limit_are_refus
             case(
                 "negative quantity",
                 json!({"resources": {"requests": {"memory": "-1Gi"}}}),
-                &["spec.resources.requests[memory]", rules::QUANTITY_NOT_NEGATIVE.message],
+                &[
+                    "spec.resources.requests[memory]",
+                    rules::QUANTITY_NOT_NEGATIVE.message,
+                ],
             ),
             case(
                 "request above the limit",
@@ -199,7 +209,10 @@ async fn tolerations_that_match_no_taint_are_refused() -> TestResult {
             case(
                 "toleration key with a space",
                 tolerating(json!({"key": "bad key", "operator": "Exists"})),
-                &["spec.scheduling.tolerations[1].key", rules::TOLERATION_KEY.message],
+                &[
+                    "spec.scheduling.tolerations[1].key",
+                    rules::TOLERATION_KEY.message,
+                ],
             ),
         ],
     )
@@ -221,15 +234,22 @@ async fn affinity_that_cannot_schedule_is_refused() -> TestResult {
         }}}}})
     };
     let term = "spec.scheduling.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]";
-    let pod_term = |term: Value| {
-        json!({"scheduling": {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}})
-    };
-    let pod = "spec.scheduling.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]";
+    let pod_term = |term: Value| json!({"scheduling": {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}});
+    let pod =
+        "spec.scheduling.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]";
     refuse_all(
         "hostile-affinity",
         vec![
-            case("affinity weight 101", preferred(101), &[weight, "should be less than or equal to 100"]),
-            case("affinity weight 0", preferred(0), &[weight, "should be greater than or equal to 1"]),
+            case(
+                "affinity weight 101",
+                preferred(101),
+                &[weight, "should be less than or equal to 100"],
+            ),
+            case(
+                "affinity weight 0",
+                preferred(0),
+                &[weight, "should be greater than or equal to 1"],
+            ),
             case(
                 "node affinity operator Near",
                 node(json!({"key": "zone", "operator": "Near", "values": ["a"]})),
@@ -247,9 +267,14 @@ async fn affinity_that_cannot_schedule_is_refused() -> TestResult {
             ),
             case(
                 "pod affinity label selector operator Equals",
-                pod_term(json!({"topologyKey": "zone", "labelSelector": {"matchExpressions": [
-                    {"key": "app", "operator": "Equals", "values": ["x"]}]}})),
-                &[&format!("{pod}.labelSelector.matchExpressions[0]"), rules::SELECTOR_OPERATOR.message],
+                pod_term(
+                    json!({"topologyKey": "zone", "labelSelector": {"matchExpressions": [
+                    {"key": "app", "operator": "Equals", "values": ["x"]}]}}),
+                ),
+                &[
+                    &format!("{pod}.labelSelector.matchExpressions[0]"),
+                    rules::SELECTOR_OPERATOR.message,
+                ],
             ),
         ],
     )
@@ -258,7 +283,8 @@ async fn affinity_that_cannot_schedule_is_refused() -> TestResult {
 
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
-async fn label_selectors_and_node_selectors_with_invalid_keys_or_operators_are_refused() -> TestResult {
+async fn label_selectors_and_node_selectors_with_invalid_keys_or_operators_are_refused()
+-> TestResult {
     let policy = |pods: Value| {
         json!({"networkPolicy": {"enabled": true, "ingress": [
             {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "clients"}}, "podSelector": pods},
@@ -313,7 +339,10 @@ async fn replica_counts_over_1000_are_refused_also_through_scale() -> TestResult
                 "autoscaling maxReplicas 5000",
                 json!({"autoscaling": {"enabled": true, "minReplicas": 1, "maxReplicas": 5000},
                        "resources": {"requests": {"cpu": "100m"}}}),
-                &["spec.autoscaling.maxReplicas", "should be less than or equal to 1000"],
+                &[
+                    "spec.autoscaling.maxReplicas",
+                    "should be less than or equal to 1000",
+                ],
             ),
         ],
     )
@@ -323,7 +352,10 @@ async fn replica_counts_over_1000_are_refused_also_through_scale() -> TestResult
     install_crd(&ns.client).await?;
     let runtimes: Api<TrussiumRuntime> = Api::namespaced(ns.client.clone(), &ns.name);
     runtimes
-        .create(&PostParams::default(), &serde_json::from_value(minimal("scaled", json!({}))?)?)
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(minimal("scaled", json!({}))?)?,
+        )
         .await?;
     let scale = json!({"spec": {"replicas": 1001}});
     let refused = runtimes
@@ -333,7 +365,10 @@ async fn replica_counts_over_1000_are_refused_also_through_scale() -> TestResult
         .ok_or("scaling to 1001 was accepted")?;
     let message = refusal_message(&refused).unwrap_or_else(|| refused.to_string());
     eprintln!("scale to 1001 => {message}");
-    assert!(message.contains("should be less than or equal to 1000"), "{message}");
+    assert!(
+        message.contains("should be less than or equal to 1000"),
+        "{message}"
+    );
     assert_eq!(runtimes.get("scaled").await?.spec.replicas, 1);
     ns.delete().await;
     Ok(())
@@ -341,7 +376,8 @@ async fn replica_counts_over_1000_are_refused_also_through_scale() -> TestResult
 
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
-async fn unprintable_models_and_urls_with_credentials_are_refused_without_echoing_them() -> TestResult {
+async fn unprintable_models_and_urls_with_credentials_are_refused_without_echoing_them()
+-> TestResult {
     let _rule = USER_INFO_RULE.lock().await;
     let credential = "sk-live-0123456789-never-echo-me";
     let url = format!("https://alice:{credential}@api.example.com/v1");
@@ -375,10 +411,18 @@ async fn unprintable_models_and_urls_with_credentials_are_refused_without_echoin
     // Not echoed: the refusal names the field, never the value.
     let ns = TestNamespace::create("hostile-url-echo").await?;
     let raw = dynamic_api(&ns.client, &ns.name);
-    let object: DynamicObject = serde_json::from_value(minimal("leaky", provider("baseURL", &url))?)?;
-    let refused = raw.create(&PostParams::default(), &object).await.err().ok_or("accepted")?;
+    let object: DynamicObject =
+        serde_json::from_value(minimal("leaky", provider("baseURL", &url))?)?;
+    let refused = raw
+        .create(&PostParams::default(), &object)
+        .await
+        .err()
+        .ok_or("accepted")?;
     let message = refusal_message(&refused).unwrap_or_default();
-    assert!(!message.contains(credential) && !message.contains("alice"), "{message}");
+    assert!(
+        !message.contains(credential) && !message.contains("alice"),
+        "{message}"
+    );
     ns.delete().await;
     Ok(())
 }
@@ -389,7 +433,9 @@ fn crd_without_the_user_info_rule() -> Result<CustomResourceDefinition, BoxError
     let mut crd = trussium_api::crd::crd();
     let mut schema = serde_json::to_value(&crd.spec.versions[0].schema)?;
     let rules = schema
-        .pointer_mut("/openAPIV3Schema/properties/spec/properties/provider/x-kubernetes-validations")
+        .pointer_mut(
+            "/openAPIV3Schema/properties/spec/properties/provider/x-kubernetes-validations",
+        )
         .and_then(Value::as_array_mut)
         .ok_or("no provider rules")?;
     let before = rules.len();
@@ -410,30 +456,48 @@ async fn a_spec_stored_before_its_rule_is_refused_by_the_operator_without_copyin
         let client = h.ns.client.clone();
         let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
         let raw = dynamic_api(&client, h.namespace());
-        let object: DynamicObject = serde_json::from_value(minimal("stored", json!({"provider": {"baseURL": url}}))?)?;
+        let object: DynamicObject =
+            serde_json::from_value(minimal("stored", json!({"provider": {"baseURL": url}}))?)?;
         // Stored under the older CRD (another test may install the current
         // one meanwhile: take the rule out again until the create passes).
         let older = crd_without_the_user_info_rule()?;
         let apply = PatchParams::apply("trussium-e2e-ratchet").force();
-        let created = wait_for("the runtime to be stored under the older CRD", Duration::from_secs(60), async || {
-            crds.patch(CRD_NAME, &apply, &Patch::Apply(&older)).await?;
-            Ok(raw.create(&PostParams::default(), &object).await.ok())
-        })
+        let created = wait_for(
+            "the runtime to be stored under the older CRD",
+            Duration::from_secs(60),
+            async || {
+                crds.patch(CRD_NAME, &apply, &Patch::Apply(&older)).await?;
+                Ok(raw.create(&PostParams::default(), &object).await.ok())
+            },
+        )
         .await;
         install_crd(&client).await?;
         created?;
 
         // CEL ratcheting keeps it through an update that leaves baseURL alone...
         let replicas = json!({"spec": {"replicas": 2}});
-        h.runtimes().patch("stored", &PatchParams::default(), &Patch::Merge(&replicas)).await?;
+        h.runtimes()
+            .patch("stored", &PatchParams::default(), &Patch::Merge(&replicas))
+            .await?;
         // ...and the operator refuses it in status, naming the field.
         let rt = h
-            .wait_condition("stored", "ConfigurationValid", "False", Some("InvalidSpec"), CONVERGE)
+            .wait_condition(
+                "stored",
+                "ConfigurationValid",
+                "False",
+                Some("InvalidSpec"),
+                CONVERGE,
+            )
             .await?;
-        let message = condition(&rt, "ConfigurationValid").map(|c| c.message.clone()).unwrap_or_default();
+        let message = condition(&rt, "ConfigurationValid")
+            .map(|c| c.message.clone())
+            .unwrap_or_default();
         eprintln!("operator: ConfigurationValid=False/InvalidSpec: {message}");
         assert!(
-            message.contains(&format!("spec.provider: {}", rules::BASE_URL_NO_USER_INFO.message)),
+            message.contains(&format!(
+                "spec.provider: {}",
+                rules::BASE_URL_NO_USER_INFO.message
+            )),
             "{message}"
         );
         for (type_, expected) in [
@@ -445,24 +509,49 @@ async fn a_spec_stored_before_its_rule_is_refused_by_the_operator_without_copyin
             let c = condition(&rt, type_).ok_or(type_)?;
             assert_eq!(format!("{}/{}", c.status, c.reason), expected, "{type_}");
         }
-        let events = h.expect_events(&rt, &[("Warning", "ConfigurationInvalid")]).await?;
+        let events = h
+            .expect_events(&rt, &[("Warning", "ConfigurationInvalid")])
+            .await?;
         eprintln!("events: {}", trussium_e2e::describe_events(&events));
 
         // Nothing created, and the credential nowhere but in the spec.
-        holds_for("nothing to be created", Duration::from_secs(5), async || {
-            let found = [
-                h.api::<ConfigMap>().get_opt("stored").await?.map(|_| "a ConfigMap"),
-                h.api::<ServiceAccount>().get_opt("stored").await?.map(|_| "a ServiceAccount"),
-                h.api::<Service>().get_opt("stored").await?.map(|_| "a Service"),
-                h.api::<Deployment>().get_opt("stored").await?.map(|_| "a Deployment"),
-            ];
-            Ok(found.into_iter().flatten().next().map(|k| format!("{k} exists")))
-        })
+        holds_for(
+            "nothing to be created",
+            Duration::from_secs(5),
+            async || {
+                let found = [
+                    h.api::<ConfigMap>()
+                        .get_opt("stored")
+                        .await?
+                        .map(|_| "a ConfigMap"),
+                    h.api::<ServiceAccount>()
+                        .get_opt("stored")
+                        .await?
+                        .map(|_| "a ServiceAccount"),
+                    h.api::<Service>()
+                        .get_opt("stored")
+                        .await?
+                        .map(|_| "a Service"),
+                    h.api::<Deployment>()
+                        .get_opt("stored")
+                        .await?
+                        .map(|_| "a Deployment"),
+                ];
+                Ok(found
+                    .into_iter()
+                    .flatten()
+                    .next()
+                    .map(|k| format!("{k} exists")))
+            },
+        )
         .await?;
         let status = serde_json::to_string(&h.get("stored").await?.status)?;
         let events = serde_json::to_string(&h.events().list(&Default::default()).await?.items)?;
         for (what, text) in [("status", status), ("events", events)] {
-            assert!(!text.contains(credential) && !text.contains("alice:"), "{what}: {text}");
+            assert!(
+                !text.contains(credential) && !text.contains("alice:"),
+                "{what}: {text}"
+            );
         }
         Ok(())
     })
