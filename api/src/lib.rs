@@ -9,6 +9,7 @@ pub mod operator;
 pub mod pod_security;
 pub mod runtime;
 pub mod status;
+pub mod validation;
 
 pub use runtime::*;
 pub use status::{ConditionStatus, TrussiumRuntimeStatus, condition_type, reason};

@@ -17,6 +17,7 @@ use crate::labels::{
 };
 use crate::pod_security::{APPARMOR_CONTAINER_CEL, APPARMOR_PROFILE_CEL, SECCOMP_CEL};
 use crate::status::TrussiumRuntimeStatus;
+use crate::validation::rules;
 
 /// Desired state of a TrussiumRuntime: the runtime image, the provider and
 /// model it serves, and how it runs in the cluster.
@@ -83,6 +84,10 @@ use crate::status::TrussiumRuntimeStatus;
         description = "Reason of the Ready condition (RuntimeReady, RuntimeNotReady, DeploymentFailed, ...)",
         priority = 1
     ),
+    // The name becomes the Service's, the other owned objects' and label
+    // values (see `validation::rules`).
+    validation = Rule::new(rules::NAME.cel).message(rules::NAME.message),
+    validation = Rule::new(rules::NAME_NOT_DEFAULT.cel).message(rules::NAME_NOT_DEFAULT.message),
     printcolumn(
         name = "Stalled",
         type_ = "string",
@@ -95,18 +100,23 @@ use crate::status::TrussiumRuntimeStatus;
 #[x_kube(validation = Rule::new(
     "!has(self.autoscaling) || !self.autoscaling.enabled || (has(self.resources) && ((has(self.resources.requests) && 'cpu' in self.resources.requests) || (has(self.resources.limits) && 'cpu' in self.resources.limits)))"
 ).message("autoscaling.enabled requires resources.requests.cpu (or resources.limits.cpu, which becomes the request): the HPA scales on CPU utilization relative to the request"))]
+// The rules of the embedded Kubernetes types (resources, tolerations,
+// affinity, label selectors): see `validation::schema`.
+#[schemars(transform = crate::validation::schema::harden)]
 #[serde(rename_all = "camelCase")]
 pub struct TrussiumRuntimeSpec {
     /// The released Trussium runtime container image.
     pub image: ImageSpec,
 
-    /// Desired runtime pod count. 0 is valid and means an intentionally
-    /// scaled-down runtime. Ignored while autoscaling is enabled.
+    /// Desired runtime pod count, 0 to 1000. 0 is valid and means an
+    /// intentionally scaled-down runtime. Ignored while autoscaling is
+    /// enabled. The bound turns a typo into a refusal instead of a
+    /// Deployment that never converges.
     #[serde(default = "default_replicas")]
-    #[schemars(range(min = 0))]
+    #[schemars(range(min = 0, max = 1000))]
     pub replicas: i32,
 
-    /// Image registry Secrets in the same namespace.
+    /// Image registry Secrets in the same namespace (at most 32).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_pull_secrets: Option<Vec<LocalSecretReference>>,
 
@@ -210,10 +220,11 @@ impl PullPolicy {
     }
 }
 
-/// A Secret in the runtime's namespace.
+/// A Secret in the runtime's namespace (an entry of imagePullSecrets).
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct LocalSecretReference {
-    /// Secret name.
+    /// Secret name (a DNS subdomain).
+    #[x_kube(validation = Rule::new(rules::PULL_SECRET_NAME.cel).message(rules::PULL_SECRET_NAME.message))]
     #[schemars(length(min = 1, max = 253))]
     pub name: String,
 }
@@ -227,6 +238,9 @@ pub struct LocalSecretReference {
 // shifts; so the rules of this struct's fields live here, at struct level.
 #[x_kube(validation = Rule::new("!has(self.baseURL) || self.baseURL.matches('^https?://[^\\\\s]+$')")
     .message("provider.baseURL must be an http:// or https:// URL"))]
+#[x_kube(validation = Rule::new(rules::MODEL_PRINTABLE.cel).message(rules::MODEL_PRINTABLE.message))]
+#[x_kube(validation = Rule::new(rules::BASE_URL_PRINTABLE.cel).message(rules::BASE_URL_PRINTABLE.message))]
+#[x_kube(validation = Rule::new(rules::BASE_URL_NO_USER_INFO.cel).message(rules::BASE_URL_NO_USER_INFO.message))]
 #[schemars(transform = declare_forbidden_api_key)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderSpec {
@@ -234,11 +248,14 @@ pub struct ProviderSpec {
     #[serde(rename = "type")]
     pub type_: ProviderType,
 
-    /// Provider model identifier, e.g. gpt-5 or llama3.2.
+    /// Provider model identifier, e.g. gpt-5 or llama3.2. Printable: no
+    /// control characters.
     #[schemars(length(min = 1, max = 256))]
     pub model: String,
 
-    /// Provider or compatible API endpoint.
+    /// Provider or compatible API endpoint. No user information
+    /// (`user:password@`: credentials belong in a Secret) and no control
+    /// characters.
     #[serde(default, rename = "baseURL", skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 2048))]
     pub base_url: Option<String>,
@@ -284,10 +301,12 @@ impl ProviderType {
 /// A key in a Secret in the runtime's namespace.
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct SecretKeyReference {
-    /// Secret name.
+    /// Secret name (a DNS subdomain).
+    #[x_kube(validation = Rule::new(rules::CREDENTIALS_NAME.cel).message(rules::CREDENTIALS_NAME.message))]
     #[schemars(length(min = 1, max = 253))]
     pub name: String,
-    /// Key within the Secret.
+    /// Key within the Secret: letters, digits, '-', '_' and '.'.
+    #[x_kube(validation = Rule::new(rules::CREDENTIALS_KEY.cel).message(rules::CREDENTIALS_KEY.message))]
     #[schemars(length(min = 1, max = 253))]
     pub key: String,
 }
@@ -397,13 +416,13 @@ pub struct AutoscalingSpec {
     /// Create and manage the HPA; while enabled it owns the replica count.
     #[serde(default)]
     pub enabled: bool,
-    /// Lower bound of the replica count.
+    /// Lower bound of the replica count, 1 to 1000.
     #[serde(default = "default_min_replicas")]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = 1000))]
     pub min_replicas: i32,
-    /// Upper bound of the replica count.
+    /// Upper bound of the replica count, 1 to 1000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = 1000))]
     pub max_replicas: Option<i32>,
     /// Target average CPU utilization, in percent of the CPU request.
     #[serde(
@@ -472,6 +491,11 @@ pub struct PodMetadata {
 pub struct Scheduling {
     /// Required node labels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[x_kube(validation = Rule::new(rules::NODE_SELECTOR.cel).message(rules::NODE_SELECTOR.message))]
+    #[schemars(extend(
+        "maxProperties" = 64,
+        "additionalProperties" = { "type": "string", "maxLength": 63 }
+    ))]
     pub node_selector: Option<BTreeMap<String, String>>,
     /// Tolerated taints.
     #[serde(default, skip_serializing_if = "Option::is_none")]

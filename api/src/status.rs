@@ -158,6 +158,10 @@ pub mod reason {
         REFERENCES_RESOLVED = "ReferencesResolved";
         SECRET_NOT_FOUND = "SecretNotFound";
         REFERENCE_CHECK_FAILED = "ReferenceCheckFailed";
+        /// The spec breaks a rule of the API that an object stored before
+        /// the rule existed may still break (see `validation`); also a
+        /// `Stalled` reason.
+        INVALID_SPEC = "InvalidSpec";
         // Progressing
         DEPLOYMENT_PROGRESSING = "DeploymentProgressing";
         DEPLOYMENT_GENERATION_PENDING = "DeploymentGenerationPending";
@@ -182,7 +186,7 @@ pub mod reason {
         UPGRADE_COMPLETE = "UpgradeComplete";
         UPGRADE_FAILED = "UpgradeFailed";
         // Stalled: True with the cause's reason (ProgressDeadlineExceeded,
-        // SecretNotFound); False with AsExpected, or Retrying while the operator
+        // SecretNotFound, InvalidSpec); False with AsExpected, or Retrying while the operator
         // retries a failure that may pass on its own.
         RETRYING = "Retrying";
     }

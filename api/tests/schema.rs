@@ -218,7 +218,7 @@ fn every_cel_rule_has_a_message() -> TestResult {
         }
     });
     assert!(bare.is_empty(), "rules without a message: {bare:#?}");
-    assert!(rules >= 14, "only {rules} CEL rules");
+    assert!(rules >= 60, "only {rules} CEL rules");
     Ok(())
 }
 
@@ -264,6 +264,81 @@ fn resource_identity_and_cli_surface() -> TestResult {
     assert_eq!(
         version["schema"]["openAPIV3Schema"]["properties"]["status"]["default"],
         json!({"observedGeneration": 0})
+    );
+    Ok(())
+}
+
+#[test]
+fn every_spec_list_and_map_that_a_rule_walks_is_bounded() -> TestResult {
+    // The API server estimates a rule's cost from these bounds (times every
+    // list around it) and refuses a CRD whose rules could cost too much.
+    let mut unbounded = Vec::new();
+    walk(&spec_schema()?, "spec", &mut |path, schema| {
+        if schema.get("items").is_some() && schema.get("maxItems").is_none() {
+            unbounded.push(path.to_string());
+        }
+    });
+    assert!(
+        unbounded.is_empty(),
+        "lists without maxItems: {unbounded:#?}"
+    );
+    Ok(())
+}
+
+#[test]
+fn replica_counts_are_bounded_at_1000() -> TestResult {
+    let spec = spec_schema()?;
+    for pointer in [
+        "/properties/replicas/maximum",
+        "/properties/autoscaling/properties/minReplicas/maximum",
+        "/properties/autoscaling/properties/maxReplicas/maximum",
+    ] {
+        assert_eq!(
+            spec.pointer(pointer).and_then(Value::as_f64),
+            Some(f64::from(trussium_api::validation::MAX_REPLICAS)),
+            "{pointer}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn the_embedded_kubernetes_types_carry_their_rules() -> TestResult {
+    let spec = spec_schema()?;
+    let messages_at = |pointer: &str| -> Vec<String> {
+        spec.pointer(pointer)
+            .and_then(|node| node.get("x-kubernetes-validations"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|rule| rule["message"].as_str().map(str::to_string))
+            .collect()
+    };
+    use trussium_api::validation::rules;
+    let tolerations = "/properties/scheduling/properties/tolerations/items";
+    assert!(messages_at(tolerations).contains(&rules::TOLERATION_EFFECT.message.to_string()));
+    assert!(
+        messages_at("/properties/resources")
+            .contains(&rules::REQUESTS_WITHIN_LIMITS.message.to_string())
+    );
+    let pod_selector = "/properties/networkPolicy/properties/ingress/items/properties/podSelector/properties/matchExpressions/items";
+    assert!(messages_at(pod_selector).contains(&rules::SELECTOR_OPERATOR.message.to_string()));
+    let weight = "/properties/scheduling/properties/affinity/properties/podAffinity/properties/preferredDuringSchedulingIgnoredDuringExecution/items/properties/weight";
+    assert_eq!(
+        spec.pointer(&format!("{weight}/maximum"))
+            .and_then(Value::as_f64),
+        Some(100.0)
+    );
+    let root = root_schema()?;
+    let root_rules: Vec<&str> = root["x-kubernetes-validations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["message"].as_str())
+        .collect();
+    assert_eq!(
+        root_rules,
+        [rules::NAME.message, rules::NAME_NOT_DEFAULT.message]
     );
     Ok(())
 }

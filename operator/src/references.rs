@@ -7,8 +7,9 @@
 use std::collections::BTreeMap;
 
 use trussium_api::TrussiumRuntime;
+use trussium_api::validation::Problem;
 
-/// Outcome of checking that every referenced Secret exists.
+/// Outcome of checking the spec and that every referenced Secret exists.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReferenceCheck {
     /// Every Secret exists. Maps each name to its `metadata.resourceVersion`,
@@ -18,6 +19,9 @@ pub enum ReferenceCheck {
     Missing { names: Vec<String> },
     /// The check itself failed (e.g. forbidden); the message says why.
     Failed { message: String },
+    /// The spec breaks rules of the API (an object stored before the rules
+    /// existed): no Secret is checked, nothing is applied.
+    InvalidSpec { problems: Vec<Problem> },
 }
 
 /// Names of every Secret the runtime references (credentials and image pull

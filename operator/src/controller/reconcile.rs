@@ -75,11 +75,19 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
         return Ok(Action::await_change());
     }
 
-    let references = check_secrets(&ctx, &rt, &namespace).await;
+    // A spec the API refuses today (stored before the rule) blocks like a
+    // missing Secret; its Secrets are not even looked up.
+    let problems = trussium_api::validation::problems(&rt);
+    let references = if problems.is_empty() {
+        check_secrets(&ctx, &rt, &namespace).await
+    } else {
+        ReferenceCheck::InvalidSpec { problems }
+    };
     let observed = caches.deployments.get(&namespace, &name);
 
-    // A missing Secret blocks every write: nothing is created or updated until
-    // the reference resolves (the Secret watch brings us back then).
+    // A missing Secret or an invalid spec blocks every write: nothing is
+    // created or updated until the reference resolves (the Secret watch
+    // brings us back then) or the spec is fixed.
     let outcome = match &references {
         ReferenceCheck::Resolved { versions } => {
             let build_ctx = BuildContext {
@@ -123,9 +131,9 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
                 Err(err) => Outcome::Failed(observed, err.to_string()),
             }
         }
-        ReferenceCheck::Missing { .. } | ReferenceCheck::Failed { .. } => {
-            Outcome::Blocked(observed)
-        }
+        ReferenceCheck::Missing { .. }
+        | ReferenceCheck::Failed { .. }
+        | ReferenceCheck::InvalidSpec { .. } => Outcome::Blocked(observed),
     };
 
     let runtimes: Api<TrussiumRuntime> = Api::namespaced(ctx.client.clone(), &namespace);

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use trussium_api::TrussiumRuntime;
+use trussium_api::validation::syntax::without_user_info;
 
 use super::{BuildContext, BuildError, hash, object_meta};
 
@@ -42,7 +43,12 @@ pub fn data(rt: &TrussiumRuntime) -> BTreeMap<String, String> {
     let entries = [
         (PROVIDER_TYPE, Some(provider.type_.as_str().to_string())),
         (PROVIDER_MODEL, Some(provider.model.clone())),
-        (PROVIDER_BASE_URL, provider.base_url.clone()),
+        // Never a credential: a URL with user information is refused (see
+        // `validation`), and stripped here should one get this far.
+        (
+            PROVIDER_BASE_URL,
+            provider.base_url.as_deref().map(without_user_info),
+        ),
         (
             PROVIDER_REQUEST_TIMEOUT_SECONDS,
             overrides
@@ -87,6 +93,19 @@ mod tests {
                 "TRUSSIUM_PROVIDER_BASE_URL": "http://ollama.ollama.svc.cluster.local:11434/v1",
             })
         );
+        Ok(())
+    }
+
+    #[test]
+    fn a_base_url_never_carries_user_information() -> Result {
+        let mut rt = fixture("minimal")?;
+        rt.spec.provider.base_url = Some("https://alice:sk-live-1@api.example.com/v1".into());
+        let cm = json_of(&config_map(&rt, &context().ctx())?)?;
+        assert_eq!(
+            cm["data"]["TRUSSIUM_PROVIDER_BASE_URL"],
+            "https://api.example.com/v1"
+        );
+        assert!(!cm.to_string().contains("sk-live-1"));
         Ok(())
     }
 

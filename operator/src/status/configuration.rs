@@ -1,7 +1,8 @@
-//! `ConfigurationValid`, from the outcome of the Secret existence check.
-//! Messages name Secrets, never anything they hold.
+//! `ConfigurationValid`, from the outcome of the spec and Secret checks.
+//! Messages name Secrets and fields, never anything they hold.
 
 use trussium_api::reason;
+use trussium_api::validation::Problem;
 
 use super::conditions::Verdict;
 use crate::references::ReferenceCheck;
@@ -22,7 +23,20 @@ pub fn verdict(check: &ReferenceCheck, namespace: &str) -> Verdict {
             reason::REFERENCE_CHECK_FAILED,
             format!("Checking the referenced Secrets failed: {message}"),
         ),
+        ReferenceCheck::InvalidSpec { problems } => {
+            Verdict::no(reason::INVALID_SPEC, invalid(problems))
+        }
     }
+}
+
+/// Names each field and says what is wrong with it, in the API server's
+/// words; never the value (a baseURL may hold a credential).
+fn invalid(problems: &[Problem]) -> String {
+    let each: Vec<String> = problems.iter().map(Problem::to_string).collect();
+    format!(
+        "The spec is invalid: {}. It was stored before the API refused this; no owned object is created or updated until it is fixed.",
+        each.join("; ")
+    )
 }
 
 fn missing(names: &[String], namespace: &str) -> String {
@@ -91,6 +105,30 @@ mod tests {
             two.message.starts_with(r#"Secrets "a", "b" do not exist"#),
             "{}",
             two.message
+        );
+    }
+
+    #[test]
+    fn an_invalid_spec_names_every_field() {
+        let problems = vec![
+            Problem {
+                field: "metadata.name".into(),
+                message: "bad name",
+            },
+            Problem {
+                field: "spec.provider".into(),
+                message: "bad url",
+            },
+        ];
+        let v = verdict(&ReferenceCheck::InvalidSpec { problems }, "ai");
+        assert_eq!(v.reason, "InvalidSpec");
+        assert!(!v.status);
+        assert!(
+            v.message.starts_with(
+                "The spec is invalid: metadata.name: bad name; spec.provider: bad url."
+            ),
+            "{}",
+            v.message
         );
     }
 

@@ -5,6 +5,8 @@
 //! - A rollout past its progress deadline (`ProgressDeadlineExceeded`): the
 //!   Deployment controller has given up until the spec changes.
 //! - A missing Secret (`SecretNotFound`): nothing is applied until it exists.
+//! - A spec the API refuses today (`InvalidSpec`, stored before the rule):
+//!   nothing is applied until it is fixed.
 //!
 //! Not stalled, although degraded: a failure the operator retries by itself
 //! (`Retrying`: the Secret check or an apply failed, which is often
@@ -23,6 +25,15 @@ pub fn verdict(
     deployment: &str,
 ) -> Verdict {
     if !configuration.status {
+        if configuration.reason == reason::INVALID_SPEC {
+            return Verdict::yes(
+                reason::INVALID_SPEC,
+                format!(
+                    "Cannot progress until the spec is fixed: {}",
+                    configuration.message
+                ),
+            );
+        }
         return if configuration.reason == reason::SECRET_NOT_FOUND {
             Verdict::yes(
                 reason::SECRET_NOT_FOUND,
@@ -102,6 +113,19 @@ mod tests {
                 "{rollout:?}"
             );
             assert!(v.message.contains("\"creds\""));
+        }
+    }
+
+    #[test]
+    fn an_invalid_spec_stalls_and_outranks_everything() {
+        let invalid = Verdict::no(
+            reason::INVALID_SPEC,
+            "The spec is invalid: spec.replicas: x",
+        );
+        for rollout in [Rollout::Absent, Rollout::Complete, failed()] {
+            let v = verdict(&invalid, Some("boom"), &rollout, "x");
+            assert_eq!((v.status, v.reason), (true, "InvalidSpec"), "{rollout:?}");
+            assert!(v.message.contains("spec.replicas"));
         }
     }
 

@@ -10,6 +10,7 @@
 
 mod bookkeeping;
 mod configuration;
+mod invalid_spec;
 mod rollout;
 mod upgrade;
 
@@ -410,7 +411,7 @@ fn check_invariants(status: &TrussiumRuntimeStatus, generation: i64) {
 
 /// Stalled, stated from the other conditions as the design record
 /// (docs/src/development/design.md, "Stalled") states it: True
-/// exactly for a failed rollout or a missing Secret, with that cause's
+/// exactly for a failed rollout, a missing Secret or an invalid spec, with that cause's
 /// reason; Retrying while the operator retries a failure; else AsExpected.
 fn check_stalled(status: &TrussiumRuntimeStatus) {
     let of = |type_: &str| {
@@ -419,6 +420,8 @@ fn check_stalled(status: &TrussiumRuntimeStatus) {
     };
     let expected = if of("ConfigurationValid") == "False/SecretNotFound" {
         "True/SecretNotFound"
+    } else if of("ConfigurationValid") == "False/InvalidSpec" {
+        "True/InvalidSpec"
     } else if of("ConfigurationValid") == "False/ReferenceCheckFailed"
         || of("Degraded") == "True/ReconciliationFailed"
     {
