@@ -113,8 +113,9 @@ pub fn classify(err: &kube::Error) -> Failure {
 /// the API server reports it as its own failure only for want of a better
 /// code. Anything else a 500 says is a failure of the server.
 fn undecodable(message: &str) -> bool {
-    const SAID: [&str; 4] = [
+    const SAID: [&str; 5] = [
         "failed to create typed patch object",
+        "unable to convert unstructured object to",
         "quantities must match the regular expression",
         "unable to parse quantity",
         "cannot unmarshal",
@@ -239,6 +240,9 @@ mod tests {
         }
     }
 
+    /// As Kubernetes 1.36 answers an apply of a Deployment with a CPU limit
+    /// of "1x".
+    const QUANTITY_SEEN: &str = "failed to convert new object (default/q; apps/v1, Kind=Deployment) to proper version: unable to convert unstructured object to apps/v1, Kind=Deployment: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
     const QUANTITY: &str = "failed to create typed patch object (ns/x; apps/v1, Kind=Deployment): .spec.template.spec.containers[name=\"runtime\"].resources.limits.cpu: quantities must match the regular expression";
 
     #[test]
@@ -249,7 +253,8 @@ mod tests {
             reason: String::new(),
             conflict: false,
         };
-        let table: [(kube::Error, Failure); 17] = [
+        let table: [(kube::Error, Failure); 18] = [
+            (api(500, "InternalError", QUANTITY_SEEN), permanent(None)),
             (unanswered, Failure::Transient),
             (
                 with_causes(422, "Invalid", "bad", &["metadata.labels"]),
