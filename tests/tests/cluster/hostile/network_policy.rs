@@ -17,6 +17,16 @@ use trussium_e2e::{
 
 use super::failures::Denial;
 
+/// `spec.networkPolicy`, enabled (the API requires a source).
+fn enabled() -> Value {
+    json!({"networkPolicy": {
+        "enabled": true,
+        "ingress": [{"namespaceSelector": {"matchLabels": {
+            "kubernetes.io/metadata.name": "clients",
+        }}}],
+    }})
+}
+
 fn policy(name: &str) -> Value {
     json!({
         "apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
@@ -90,17 +100,10 @@ async fn owned_policy(fx: &Harness, name: &str) -> Result<NetworkPolicy, BoxErro
 async fn a_refused_policy_holds_the_deployment_back() -> TestResult {
     with_operator("hostile-policy-refused", &[], async |fx: &mut Harness| {
         let ns = fx.namespace().to_string();
-        let denial = Denial::install(
-            &ns,
-            "networking.k8s.io",
-            "networkpolicies",
-            "spec.podSelector",
-            policy("probe"),
-        )
-        .await?;
+        let denial =
+            Denial::install(&ns, "networking.k8s.io", "networkpolicies", policy("probe")).await?;
         let start = fx.mark();
-        let enabled = json!({"networkPolicy": {"enabled": true}});
-        fx.create_runtime(minimal("x", enabled)?).await?;
+        fx.create_runtime(minimal("x", enabled())?).await?;
         stalled(
             fx,
             "x",
@@ -138,8 +141,7 @@ async fn a_foreign_policy_under_the_name_holds_the_deployment_back() -> TestResu
             .create(&PostParams::default(), &foreign("y")?)
             .await?;
         let start = fx.mark();
-        let enabled = json!({"networkPolicy": {"enabled": true}});
-        fx.create_runtime(minimal("y", enabled.clone())?).await?;
+        fx.create_runtime(minimal("y", enabled())?).await?;
         stalled(
             fx,
             "y",
@@ -163,11 +165,9 @@ async fn a_foreign_policy_under_the_name_holds_the_deployment_back() -> TestResu
             .await?;
         let foreign_version = policies.get("x").await?.resource_version();
         let mark = fx.mark();
-        fx.patch_spec(
-            "x",
-            json!({"networkPolicy": {"enabled": true}, "replicas": 2}),
-        )
-        .await?;
+        let mut change = enabled();
+        change["replicas"] = json!(2);
+        fx.patch_spec("x", change).await?;
         stalled(
             fx,
             "x",
