@@ -186,9 +186,21 @@ pub mod reason {
         UPGRADE_COMPLETE = "UpgradeComplete";
         UPGRADE_FAILED = "UpgradeFailed";
         // Stalled: True with the cause's reason (ProgressDeadlineExceeded,
-        // SecretNotFound, InvalidSpec); False with AsExpected, or Retrying while the operator
-        // retries a failure that may pass on its own.
+        // SecretNotFound, InvalidSpec, or one of the four below); False with
+        // AsExpected, or Retrying while the operator retries a failure that
+        // may pass on its own.
         RETRYING = "Retrying";
+        /// The API server refuses an owned object in a way it will repeat
+        /// (invalid, a bad request, a body that does not decode).
+        APPLY_REFUSED = "ApplyRefused";
+        /// Someone else's object holds an owned object's name.
+        NAME_CONFLICT = "NameConflict";
+        /// The API server refuses the runtime's NetworkPolicy: the Deployment
+        /// is held back (fail closed).
+        NETWORK_POLICY_REFUSED = "NetworkPolicyRefused";
+        /// Someone else's NetworkPolicy holds the runtime's policy name: the
+        /// Deployment is held back (fail closed).
+        NETWORK_POLICY_CONFLICT = "NetworkPolicyConflict";
     }
 }
 

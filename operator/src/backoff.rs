@@ -1,5 +1,6 @@
-//! Backing off from another writer: how soon the operator reverts drift on an
-//! object it keeps reverting.
+//! Backing off: how soon the operator reverts drift on an object it keeps
+//! reverting ([`Backoff`]), and how soon it retries a runtime whose
+//! reconcile keeps failing in a way that may pass ([`Retries`]).
 //!
 //! A drift reverted once (a `kubectl edit`) is reverted at once. When the
 //! same object drifts again soon after, someone keeps changing it (another
@@ -108,6 +109,90 @@ pub fn wait_after(in_a_row: u32) -> Duration {
     }
 }
 
+/// The wait before the first retry of a failing runtime; doubled for each
+/// further failure in a row. Ten seconds: a restarting API server answers
+/// again within that (see `controller::refusals`, whose grace the first
+/// retry confirms).
+pub const RETRY_FIRST: Duration = Duration::from_secs(10);
+/// The longest wait between two retries: the resync's, so a runtime that
+/// keeps failing costs no more than one that converged (10, 20, 40, 80,
+/// 160, then every 300 s).
+pub const RETRY_MOST: Duration = Duration::from_secs(300);
+/// At most this share of a wait is added to it, differing by runtime, so
+/// that runtimes that failed together (an API server outage) do not retry
+/// in step.
+const JITTER_PERCENT: u32 = 10;
+
+#[derive(Clone, Copy, Debug)]
+struct Failures {
+    in_a_row: u32,
+    /// When the retry is due.
+    due: Instant,
+}
+
+/// Failing runtimes, by namespace and name: how many failures in a row, and
+/// when each is retried.
+#[derive(Debug, Default)]
+pub struct Retries {
+    runtimes: HashMap<(String, String), Failures>,
+}
+
+impl Retries {
+    /// A reconcile of `namespace/name` failed at `now`: how long until the
+    /// retry. A failure before the retry is due (a reconcile something else
+    /// triggered) keeps the retry where it is, so extra triggers do not
+    /// speed the backing off up.
+    pub fn failed(&mut self, namespace: &str, name: &str, now: Instant) -> Duration {
+        // A retry long overdue was never made: the runtime is gone.
+        self.runtimes
+            .retain(|_, f| now.saturating_duration_since(f.due) < QUIET);
+        let key = (namespace.to_string(), name.to_string());
+        let previous = self.runtimes.get(&key).copied();
+        if let Some(previous) = previous.filter(|p| now < p.due) {
+            return previous.due - now;
+        }
+        let in_a_row = previous.map_or(0, |p| p.in_a_row).saturating_add(1);
+        let wait = retry_after(in_a_row, namespace, name);
+        self.runtimes.insert(
+            key,
+            Failures {
+                in_a_row,
+                due: now + wait,
+            },
+        );
+        wait
+    }
+
+    /// `namespace/name` is fine again (or stalled, which is no run of
+    /// failures): the next failure starts over.
+    pub fn succeeded(&mut self, namespace: &str, name: &str) {
+        if !self.runtimes.is_empty() {
+            self.runtimes
+                .remove(&(namespace.to_string(), name.to_string()));
+        }
+    }
+}
+
+/// The wait after the `in_a_row`-th failure in a row (from 1) of
+/// `namespace/name`: [`RETRY_FIRST`] doubled up to [`RETRY_MOST`], plus up
+/// to [`JITTER_PERCENT`] of it (never less, so the first retry still comes
+/// after the grace of `controller::refusals`).
+pub fn retry_after(in_a_row: u32, namespace: &str, name: &str) -> Duration {
+    use std::hash::{Hash, Hasher};
+    let base = RETRY_FIRST
+        .checked_mul(
+            1_u32
+                .checked_shl(in_a_row.saturating_sub(1))
+                .unwrap_or(u32::MAX),
+        )
+        .map_or(RETRY_MOST, |wait| wait.min(RETRY_MOST));
+    // A fixed-key hash: the same runtime gets the same share every time.
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (namespace, name, in_a_row).hash(&mut hasher);
+    let percent = u32::try_from(hasher.finish() % u64::from(JITTER_PERCENT + 1)).unwrap_or(0);
+    base + base * percent / 100
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,6 +283,70 @@ mod tests {
             backoff.drifted(&x, t0 + S + QUIET),
             Verdict::Revert { nth: 1 }
         );
+    }
+
+    #[test]
+    fn retries_double_from_ten_seconds_to_five_minutes_with_a_little_jitter() {
+        let bases = [10, 20, 40, 80, 160, 300, 300, 300];
+        for (in_a_row, base) in (1..).zip(bases) {
+            for name in ["a", "b", "c", "runtime-with-a-long-name"] {
+                let wait = retry_after(in_a_row, "ns", name).as_secs_f64();
+                let base = f64::from(base);
+                assert!(
+                    (base..=base * 1.1).contains(&wait),
+                    "{in_a_row} {name}: {wait}"
+                );
+            }
+        }
+        assert!(retry_after(u32::MAX, "ns", "a") <= RETRY_MOST + RETRY_MOST / 10);
+        assert!(retry_after(0, "ns", "a") >= RETRY_FIRST);
+        // Runtimes that failed together spread out.
+        let waits: std::collections::BTreeSet<Duration> = (0..20)
+            .map(|i| retry_after(3, "ns", &format!("rt-{i}")))
+            .collect();
+        assert!(waits.len() > 3, "{waits:?}");
+    }
+
+    #[test]
+    fn a_runtime_that_keeps_failing_is_retried_less_and_less_often() {
+        let mut retries = Retries::default();
+        let t0 = Instant::now();
+        let mut now = t0;
+        let mut at = Vec::new();
+        for _ in 0..8 {
+            let wait = retries.failed("ns", "x", now);
+            // Something else triggers a reconcile before the retry: it
+            // fails too, and the retry stays where it was.
+            let early = retries.failed("ns", "x", now + wait / 2);
+            assert_eq!(early, wait - wait / 2);
+            now += wait;
+            at.push((now - t0).as_secs());
+        }
+        // Ten seconds, then twice as long each time, five minutes at most.
+        let gaps: Vec<u64> = at
+            .iter()
+            .zip(std::iter::once(&0).chain(&at))
+            .map(|(b, a)| b - a)
+            .collect();
+        for (gap, base) in gaps.iter().zip([10, 20, 40, 80, 160, 300, 300, 300]) {
+            assert!((base..=base + base / 10).contains(gap), "{gaps:?}");
+        }
+        // Elsewhere nothing changed.
+        assert_eq!(retries.failed("ns", "y", now), retry_after(1, "ns", "y"));
+    }
+
+    #[test]
+    fn a_success_starts_over_and_so_does_a_long_silence() {
+        let mut retries = Retries::default();
+        let t0 = Instant::now();
+        let first = retries.failed("ns", "x", t0);
+        let second = retries.failed("ns", "x", t0 + first);
+        assert!(second > first);
+        retries.succeeded("ns", "x");
+        assert_eq!(retries.failed("ns", "x", t0 + first), first);
+        let later = t0 + first + first + QUIET;
+        assert_eq!(retries.failed("ns", "x", later), first);
+        assert_eq!(retries.runtimes.len(), 1);
     }
 
     #[test]

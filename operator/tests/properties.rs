@@ -321,6 +321,7 @@ proptest! {
                 deployment: deployment.as_ref(),
                 references: &references,
                 reconcile_error: error.as_deref(),
+                stall: None,
                 config: &config,
                 now,
             };

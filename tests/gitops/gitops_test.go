@@ -46,7 +46,7 @@ var scenarios = []scenario{
 	{"scaled-to-zero", "Scaled to zero", status.CurrentStatus, "Healthy", true},
 	{"hpa-scaled", "HPA chose more replicas, all ready", status.CurrentStatus, "Healthy", true},
 	{"replica-failure", "Replicas refused (ResourceQuota)", status.InProgressStatus, "Progressing", false},
-	{"reconcile-failing", "Reconcile failing (operator retries)", status.InProgressStatus, "Progressing", false},
+	{"reconcile-failing", "An owned object's name taken by someone else's (stalled)", status.FailedStatus, "Degraded", false},
 	{"operator-stopped", "Operator stopped, spec changed since", status.InProgressStatus, "Progressing", false},
 }
 

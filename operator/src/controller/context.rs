@@ -11,7 +11,7 @@ use super::publish::Reporter;
 use super::refusals::Refusals;
 use super::terminating::Terminating;
 use super::unsure::Unsure;
-use crate::backoff::Backoff;
+use crate::backoff::{Backoff, Retries};
 use crate::config::OperatorConfig;
 use crate::metrics::Metrics;
 
@@ -30,6 +30,8 @@ pub struct Context {
     pub status_writes: StatusWrites,
     /// Recent drift reverts, to back off from another writer.
     pub backoff: Mutex<Backoff>,
+    /// Runtimes whose reconcile keeps failing, retried less and less often.
+    pub retries: Mutex<Retries>,
     /// Applies refused once, to be confirmed by the retry.
     pub refusals: Refusals,
     /// Runtimes whose last status write had no answer.
@@ -56,6 +58,7 @@ impl Context {
             resync,
             status_writes: StatusWrites::default(),
             backoff: Mutex::new(Backoff::default()),
+            retries: Mutex::new(Retries::default()),
             refusals: Refusals::default(),
             unsure: Unsure::default(),
             terminating: Terminating::default(),

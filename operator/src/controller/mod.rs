@@ -5,6 +5,7 @@ mod cache;
 mod catch_up;
 mod context;
 mod error;
+mod failure;
 mod gate;
 mod lanes;
 mod pacing;
@@ -31,8 +32,9 @@ pub use publish::Reporter;
 
 use crate::config::OperatorConfig;
 
-/// How long to wait before trying again while something is failing.
-pub const RETRY: Duration = Duration::from_secs(10);
+/// How long to wait before the first retry while something is failing
+/// (each further retry waits longer: see [`crate::backoff::Retries`]).
+pub const RETRY: Duration = crate::backoff::RETRY_FIRST;
 
 /// Where the operator looks: the whole cluster or one namespace.
 #[derive(Clone, Debug)]
@@ -201,7 +203,12 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn error_policy(rt: Arc<TrussiumRuntime>, err: &Error, _ctx: Arc<Context>) -> Action {
-    tracing::warn!(runtime = %rt.name_any(), error = %err, "reconcile error, retrying");
-    Action::requeue(RETRY)
+/// Every error of a reconcile may pass by itself (see `failure`: what will
+/// not is reported, not returned): retried, backing off.
+fn error_policy(rt: Arc<TrussiumRuntime>, err: &Error, ctx: Arc<Context>) -> Action {
+    let namespace = rt.namespace().unwrap_or_default();
+    let name = rt.name_any();
+    let wait = lock(&ctx.retries).failed(&namespace, &name, std::time::Instant::now());
+    tracing::warn!(%namespace, runtime = %name, error = %err, retry_in_seconds = wait.as_secs(), "reconcile error, retrying");
+    Action::requeue(wait)
 }

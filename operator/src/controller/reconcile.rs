@@ -3,11 +3,16 @@
 //! except Secret metadata while the Secret watch is refused.
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures::TryFutureExt;
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret, Service, ServiceAccount};
+use k8s_openapi::api::networking::v1::NetworkPolicy;
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::runtime::controller::Action;
 use kube::{Api, ResourceExt};
 use trussium_api::TrussiumRuntime;
@@ -15,12 +20,13 @@ use trussium_api::TrussiumRuntime;
 use super::apply::{ensure, remove};
 use super::context::Context;
 use super::error::{Error, one_line};
-use super::refusals::retried_before_reporting;
-use super::report::report;
-use super::terminating::{Known, refused_for_namespace_deletion};
-use super::{RETRY, lock};
+use super::failure::{self, Failed, Verdict};
+use super::lock;
+use super::report::{Written, report};
+use super::terminating::Known;
 use crate::references::{ReferenceCheck, check_references, referenced_secrets};
 use crate::resources::{BuildContext, DesiredResources, build};
+use crate::status::stalled::Stall;
 
 /// What the writes of one reconcile came to.
 enum Outcome {
@@ -28,22 +34,33 @@ enum Outcome {
     Applied(Arc<Deployment>),
     /// Nothing was written: a referenced Secret is missing.
     Blocked(Option<Arc<Deployment>>),
-    /// Building or applying failed; the Deployment as last seen, and why.
+    /// Building or applying failed in a way that may pass; the Deployment as
+    /// last seen, and why.
     Failed(Option<Arc<Deployment>>, String),
+    /// Applying was refused in a way that will not pass by itself (see
+    /// `failure`); the Deployment as last seen, and the stall.
+    Refused(Option<Arc<Deployment>>, Stall),
 }
 
 impl Outcome {
     fn deployment(&self) -> Option<&Deployment> {
         match self {
             Outcome::Applied(d) => Some(d),
-            Outcome::Blocked(d) | Outcome::Failed(d, _) => d.as_deref(),
+            Outcome::Blocked(d) | Outcome::Failed(d, _) | Outcome::Refused(d, _) => d.as_deref(),
         }
     }
 
     fn error(&self) -> Option<&str> {
         match self {
             Outcome::Failed(_, message) => Some(message),
-            Outcome::Applied(_) | Outcome::Blocked(_) => None,
+            Outcome::Applied(_) | Outcome::Blocked(_) | Outcome::Refused(..) => None,
+        }
+    }
+
+    fn stall(&self) -> Option<&Stall> {
+        match self {
+            Outcome::Refused(_, stall) => Some(stall),
+            Outcome::Applied(_) | Outcome::Blocked(_) | Outcome::Failed(..) => None,
         }
     }
 }
@@ -61,6 +78,7 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     // write yet, and Events are derived from the stored status.
     let Some(rt) = caches.runtimes.get(&namespace, &name) else {
         ctx.unsure.clear(&namespace, &name);
+        lock(&ctx.retries).succeeded(&namespace, &name);
         return Ok(Action::await_change());
     };
     // Being deleted (a foreground deletion keeps it visible meanwhile): the
@@ -84,69 +102,19 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
         ReferenceCheck::InvalidSpec { problems }
     };
     let observed = caches.deployments.get(&namespace, &name);
-
-    // A missing Secret or an invalid spec blocks every write: nothing is
-    // created or updated until the reference resolves (the Secret watch
-    // brings us back then) or the spec is fixed.
-    let outcome = match &references {
-        ReferenceCheck::Resolved { versions } => {
-            let build_ctx = BuildContext {
-                config: &ctx.config,
-                secret_versions: versions,
-                observed_replicas: observed.as_ref().and_then(|d| d.spec.as_ref()?.replicas),
-            };
-            match build(&rt, &build_ctx) {
-                Ok(desired) => match apply_all(&ctx, &rt, &namespace, desired).await {
-                    Ok(applied) => {
-                        ctx.refusals.clear(&namespace, &name);
-                        Outcome::Applied(applied)
-                    }
-                    // No answer at all: the API server is away (restarting).
-                    // Nothing is wrong with the runtime; try again, and
-                    // report nothing (a restart must not read as a failure).
-                    Err(err) if !matches!(err, kube::Error::Api(_)) => {
-                        return Err(Error::Unanswered(err));
-                    }
-                    Err(err) if refused_for_namespace_deletion(&err) => {
-                        return Ok(let_go(&ctx, &rt));
-                    }
-                    // Refused, or the server failed: reported once that has
-                    // lasted until the retry (see `refusals`: a restarted
-                    // API server refuses and fails for a moment).
-                    Err(kube::Error::Api(status))
-                        if retried_before_reporting(status.code)
-                            && !ctx.refusals.lasted(&namespace, &name) =>
-                    {
-                        return Err(Error::FailedOnce(format!(
-                            "{} ({})",
-                            status.message, status.code
-                        )));
-                    }
-                    Err(err) => {
-                        let message = one_line(&err);
-                        tracing::warn!(%namespace, %name, error = %message, "applying failed");
-                        Outcome::Failed(observed, message)
-                    }
-                },
-                Err(err) => Outcome::Failed(observed, err.to_string()),
-            }
-        }
-        ReferenceCheck::Missing { .. }
-        | ReferenceCheck::Failed { .. }
-        | ReferenceCheck::InvalidSpec { .. } => Outcome::Blocked(observed),
+    let outcome = match write(&ctx, &rt, &references, observed).await {
+        ControlFlow::Continue(outcome) => outcome,
+        ControlFlow::Break(early) => return early,
     };
 
     let runtimes: Api<TrussiumRuntime> = Api::namespaced(ctx.client.clone(), &namespace);
-    let reported = match report(
-        &ctx,
-        &runtimes,
-        &rt,
-        outcome.deployment(),
-        &references,
-        outcome.error(),
-    )
-    .await
-    {
+    let input = Written {
+        deployment: outcome.deployment(),
+        references: &references,
+        error: outcome.error(),
+        stall: outcome.stall(),
+    };
+    let reported = match report(&ctx, &runtimes, &rt, input).await {
         Ok(reported) => reported,
         Err(err) if err.refused_for_namespace_deletion() => return Ok(let_go(&ctx, &rt)),
         Err(err) => return Err(err),
@@ -155,8 +123,20 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
         caches.runtimes.remember(learned);
     }
 
+    // A failure that may pass is retried, backing off; anything else
+    // (converged, blocked by a missing Secret, stalled) waits for a change,
+    // or the resync: that is also when a stalled runtime notices an obstacle
+    // no watch shows (a foreign object or an admission policy removed).
     let failing = outcome.error().is_some() || matches!(references, ReferenceCheck::Failed { .. });
-    let next = if failing { RETRY } else { ctx.resync };
+    let next = {
+        let mut retries = lock(&ctx.retries);
+        if failing {
+            retries.failed(&namespace, &name, Instant::now())
+        } else {
+            retries.succeeded(&namespace, &name);
+            ctx.resync
+        }
+    };
     // Drift left alone while backing off from another writer is reverted
     // when due; a status write held back or refused is tried again when due.
     let held = lock(&ctx.backoff).held(&namespace, &name, Instant::now());
@@ -165,6 +145,59 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
         .flatten()
         .fold(next, Duration::min);
     Ok(Action::requeue(next))
+}
+
+/// Builds and applies the runtime's objects unless a Secret reference
+/// blocks them: what that came to, or the end of the reconcile when the
+/// failure is not to be reported (yet).
+async fn write(
+    ctx: &Context,
+    rt: &TrussiumRuntime,
+    references: &ReferenceCheck,
+    observed: Option<Arc<Deployment>>,
+) -> ControlFlow<Result<Action, Error>, Outcome> {
+    // A missing Secret or an invalid spec blocks every write: nothing is
+    // created or updated until the reference resolves (the Secret watch
+    // brings us back then) or the spec is fixed.
+    let ReferenceCheck::Resolved { versions } = references else {
+        return ControlFlow::Continue(Outcome::Blocked(observed));
+    };
+    let build_ctx = BuildContext {
+        config: &ctx.config,
+        secret_versions: versions,
+        observed_replicas: observed.as_ref().and_then(|d| d.spec.as_ref()?.replicas),
+    };
+    let desired = match build(rt, &build_ctx) {
+        Ok(desired) => desired,
+        Err(err) => return ControlFlow::Continue(Outcome::Failed(observed, err.to_string())),
+    };
+    let namespace = rt.namespace().unwrap_or_default();
+    let name = rt.name_any();
+    let failed = match apply_all(ctx, rt, &namespace, desired).await {
+        Ok(applied) => {
+            ctx.refusals.clear(&namespace, &name);
+            return ControlFlow::Continue(Outcome::Applied(applied));
+        }
+        Err(failed) => failed,
+    };
+    match failure::verdict(&failed) {
+        Verdict::Unanswered => ControlFlow::Break(Err(Error::Unanswered(failed.source))),
+        Verdict::NamespaceDeleting => ControlFlow::Break(Ok(let_go(ctx, rt))),
+        // Refused, or the server failed, as a restarting API server does
+        // for a moment: reported once that has lasted until the retry.
+        Verdict::Transient { confirm: true } if !ctx.refusals.lasted(&namespace, &name) => {
+            ControlFlow::Break(Err(Error::FailedOnce(failed.to_string())))
+        }
+        Verdict::Transient { .. } => {
+            tracing::warn!(%namespace, %name, kind = %failed.kind, error = %failed, "applying failed");
+            ControlFlow::Continue(Outcome::Failed(observed, failed.to_string()))
+        }
+        Verdict::Permanent(stall) => {
+            tracing::warn!(%namespace, %name, kind = %failed.kind, reason = stall.reason, error = %failed, "applying refused; not retrying until something changes");
+            ctx.refusals.clear(&namespace, &name);
+            ControlFlow::Continue(Outcome::Refused(observed, stall))
+        }
+    }
 }
 
 /// A write for `rt` was refused because its namespace is being deleted: lets
@@ -237,7 +270,7 @@ async fn apply_all(
     rt: &TrussiumRuntime,
     namespace: &str,
     desired: DesiredResources,
-) -> Result<Arc<Deployment>, kube::Error> {
+) -> Result<Arc<Deployment>, Failed> {
     // Destructured without `..`: a new owned kind that is never applied does
     // not compile.
     let DesiredResources {
@@ -256,30 +289,58 @@ async fn apply_all(
     // Two stages, each object of a stage at once: one round trip per stage
     // instead of one per object. First what the pods need (their ConfigMap
     // and ServiceAccount: a pod created before its ServiceAccount exists is
-    // refused, and the ReplicaSet controller retries only after a backoff)
-    // and the Service; then the Deployment and what goes with it.
+    // refused, and the ReplicaSet controller retries only after a backoff),
+    // the Service, and the NetworkPolicy: fail closed, no pod may serve
+    // before its policy exists, so while the policy is refused (or someone
+    // else's holds its name) the Deployment is neither created nor changed.
+    // Then the Deployment and what goes with it.
+    let policy = async {
+        match &network_policy {
+            Some(policy) => ensure(
+                api(ctx, namespace),
+                &caches.network_policies,
+                backoff,
+                policy,
+            )
+            .await
+            .map(drop)
+            .map_err(Failed::of::<NetworkPolicy>(&name)),
+            None => Ok(()),
+        }
+    };
     tokio::try_join!(
         ensure(
             api(ctx, namespace),
             &caches.config_maps,
             backoff,
             &config_map
-        ),
+        )
+        .map_err(Failed::of::<ConfigMap>(&name)),
         ensure(
             api(ctx, namespace),
             &caches.service_accounts,
             backoff,
             &service_account
-        ),
-        ensure(api(ctx, namespace), &caches.services, backoff, &service),
+        )
+        .map_err(Failed::of::<ServiceAccount>(&name)),
+        ensure(api(ctx, namespace), &caches.services, backoff, &service)
+            .map_err(Failed::of::<Service>(&name)),
+        policy,
     )?;
-    let policy = async {
-        let policies = api(ctx, namespace);
-        let cache = &caches.network_policies;
-        match &network_policy {
-            Some(policy) => ensure(policies, cache, backoff, policy).await.map(drop),
-            None => remove(&policies, cache, namespace, &name, rt).await,
+    // A policy no longer wanted goes with the second stage, as before.
+    let unwanted_policy = async {
+        if network_policy.is_some() {
+            return Ok(());
         }
+        remove(
+            &api(ctx, namespace),
+            &caches.network_policies,
+            namespace,
+            &name,
+            rt,
+        )
+        .await
+        .map_err(Failed::of::<NetworkPolicy>(&name))
     };
     let autoscaler = async {
         let autoscalers = api(ctx, namespace);
@@ -288,6 +349,7 @@ async fn apply_all(
             Some(hpa) => ensure(autoscalers, cache, backoff, hpa).await.map(drop),
             None => remove(&autoscalers, cache, namespace, &name, rt).await,
         }
+        .map_err(Failed::of::<HorizontalPodAutoscaler>(&name))
     };
     let (deployment, ..) = tokio::try_join!(
         ensure(
@@ -295,14 +357,16 @@ async fn apply_all(
             &caches.deployments,
             backoff,
             &deployment
-        ),
+        )
+        .map_err(Failed::of::<Deployment>(&name)),
         ensure(
             api(ctx, namespace),
             &caches.pod_disruption_budgets,
             backoff,
             &pod_disruption_budget
-        ),
-        policy,
+        )
+        .map_err(Failed::of::<PodDisruptionBudget>(&name)),
+        unwanted_policy,
         autoscaler,
     )?;
     Ok(deployment)

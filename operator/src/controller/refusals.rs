@@ -30,8 +30,8 @@ pub fn retried_before_reporting(code: u16) -> bool {
 pub const GRACE: Duration = RETRY.saturating_sub(Duration::from_secs(1));
 
 /// How long a runtime's answers are remembered after the last one: longer
-/// than the retry, so that the retry finds the first.
-const REMEMBERED: Duration = Duration::from_secs(60);
+/// than the longest wait before a retry, so that the retry finds the first.
+const REMEMBERED: Duration = crate::backoff::RETRY_MOST.saturating_mul(2);
 
 /// When the current run of such answers began and when the last came.
 #[derive(Clone, Copy)]

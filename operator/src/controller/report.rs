@@ -32,6 +32,7 @@ use super::publish::{Published, event, publish};
 use crate::announcement::{Announcement, announce};
 use crate::references::ReferenceCheck;
 use crate::resources::FIELD_MANAGER;
+use crate::status::stalled::Stall;
 use crate::status::{StatusInput, only_progress_differs, project};
 
 /// How soon to look again after a status write was refused because our view
@@ -48,22 +49,33 @@ pub struct Reported {
     pub again_in: Option<Duration>,
 }
 
+/// What the reconcile's writes came to, as the status reports it.
+#[derive(Clone, Copy)]
+pub struct Written<'a> {
+    /// The Deployment as observed after applying (`None` if absent).
+    pub deployment: Option<&'a Deployment>,
+    pub references: &'a ReferenceCheck,
+    /// A failure that may pass by itself.
+    pub error: Option<&'a str>,
+    /// A refusal that will not (see `failure`).
+    pub stall: Option<&'a Stall>,
+}
+
 /// Publishes the Events the status change calls for, then writes the status.
 pub async fn report(
     ctx: &Context,
     runtimes: &Api<TrussiumRuntime>,
     rt: &TrussiumRuntime,
-    deployment: Option<&Deployment>,
-    references: &ReferenceCheck,
-    reconcile_error: Option<&str>,
+    written: Written<'_>,
 ) -> Result<Reported, Error> {
     let now = k8s_openapi::jiff::Timestamp::now();
     let plan = |rt: &TrussiumRuntime| {
         let projected = project(&StatusInput {
             runtime: rt,
-            deployment,
-            references,
-            reconcile_error,
+            deployment: written.deployment,
+            references: written.references,
+            reconcile_error: written.error,
+            stall: written.stall,
             config: &ctx.config,
             now,
         });

@@ -80,6 +80,9 @@ pub struct StatusInput<'a> {
     /// Set when applying/deleting an owned object failed this reconcile: a
     /// one-line, secret-free message.
     pub reconcile_error: Option<&'a str>,
+    /// Set when that failure will not pass by itself (see [`stalled`]); its
+    /// message then stands for `reconcile_error`.
+    pub stall: Option<&'a stalled::Stall>,
     pub config: &'a OperatorConfig,
     pub now: k8s_openapi::jiff::Timestamp,
 }
@@ -99,10 +102,14 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
     let rollout = Rollout::of(observed.as_ref(), desired_replicas, recorded(previous));
 
     let configuration = configuration::verdict(input.references, namespace.unwrap_or_default());
+    let reconcile_error = input
+        .stall
+        .map(|stall| stall.message.as_str())
+        .or(input.reconcile_error);
     let blocker = if !configuration.status {
         Some(Blocker::Configuration(&configuration.message))
     } else {
-        input.reconcile_error.map(Blocker::Reconcile)
+        reconcile_error.map(Blocker::Reconcile)
     };
     let health = health::assess(
         blocker,
@@ -123,7 +130,8 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
     let upgrade = upgrade::assess(previous, &desired_image, progress);
     let stalled = stalled::verdict(
         &configuration,
-        input.reconcile_error,
+        input.stall,
+        reconcile_error,
         &rollout,
         observed.as_ref().map_or("", |d| d.name.as_str()),
     );

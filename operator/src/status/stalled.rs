@@ -7,19 +7,32 @@
 //! - A missing Secret (`SecretNotFound`): nothing is applied until it exists.
 //! - A spec the API refuses today (`InvalidSpec`, stored before the rule):
 //!   nothing is applied until it is fixed.
+//! - An owned object the API server refuses in a way it will repeat, or whose
+//!   name someone else's object holds ([`Stall`]: `ApplyRefused`,
+//!   `NameConflict`, `NetworkPolicyRefused`, `NetworkPolicyConflict`): the
+//!   operator does not retry until something changes.
 //!
 //! Not stalled, although degraded: a failure the operator retries by itself
-//! (`Retrying`: the Secret check or an apply failed, which is often
-//! transient), and a ReplicaFailure (the Deployment controller retries; if it
-//! never succeeds, the progress deadline turns it into a failed rollout).
+//! (`Retrying`: the Secret check or an apply failed in a way that may pass),
+//! and a ReplicaFailure (the Deployment controller retries; if it never
+//! succeeds, the progress deadline turns it into a failed rollout).
 
 use trussium_api::reason;
 
 use super::conditions::Verdict;
 use super::rollout::Rollout;
 
+/// A refusal that will not pass by itself: its reason (one of the four
+/// above) and a message naming the object, the field and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stall {
+    pub reason: &'static str,
+    pub message: String,
+}
+
 pub fn verdict(
     configuration: &Verdict,
+    stall: Option<&Stall>,
     reconcile_error: Option<&str>,
     rollout: &Rollout,
     deployment: &str,
@@ -48,6 +61,9 @@ pub fn verdict(
                 format!("The operator retries: {}", configuration.message),
             )
         };
+    }
+    if let Some(stall) = stall {
+        return Verdict::yes(stall.reason, stall.message.clone());
     }
     if let Some(error) = reconcile_error {
         return Verdict::no(
@@ -89,11 +105,17 @@ mod tests {
 
     #[test]
     fn a_failed_rollout_stalls() {
-        let v = verdict(&valid(), None, &failed(), "x");
+        let v = verdict(&valid(), None, None, &failed(), "x");
         assert!(v.status);
         assert_eq!(v.reason, "ProgressDeadlineExceeded");
         assert!(v.message.contains("Deployment x") && v.message.contains("timed out"));
-        let v = verdict(&valid(), None, &Rollout::Failed { message: "".into() }, "x");
+        let v = verdict(
+            &valid(),
+            None,
+            None,
+            &Rollout::Failed { message: "".into() },
+            "x",
+        );
         assert!(v.status && !v.message.contains("()"));
     }
 
@@ -106,7 +128,7 @@ mod tests {
             Rollout::Progressing,
             failed(),
         ] {
-            let v = verdict(&missing, Some("boom"), &rollout, "x");
+            let v = verdict(&missing, None, Some("boom"), &rollout, "x");
             assert_eq!(
                 (v.status, v.reason),
                 (true, "SecretNotFound"),
@@ -132,11 +154,30 @@ mod tests {
     #[test]
     fn what_the_operator_retries_does_not_stall() {
         let check_failed = Verdict::no(reason::REFERENCE_CHECK_FAILED, "forbidden");
-        let v = verdict(&check_failed, None, &failed(), "x");
+        let v = verdict(&check_failed, None, None, &failed(), "x");
         assert_eq!((v.status, v.reason), (false, "Retrying"));
-        let v = verdict(&valid(), Some("conflict"), &failed(), "x");
+        let v = verdict(&valid(), None, Some("conflict"), &failed(), "x");
         assert_eq!((v.status, v.reason), (false, "Retrying"));
         assert!(v.message.contains("conflict"));
+    }
+
+    #[test]
+    fn a_refusal_that_will_repeat_stalls_with_its_reason() {
+        let stall = Stall {
+            reason: reason::NETWORK_POLICY_REFUSED,
+            message: "The API server refuses NetworkPolicy \"x\"".into(),
+        };
+        for rollout in [Rollout::Absent, Rollout::Complete, failed()] {
+            let v = verdict(&valid(), Some(&stall), Some("x"), &rollout, "x");
+            assert_eq!(
+                v,
+                Verdict::yes("NetworkPolicyRefused", stall.message.clone())
+            );
+        }
+        // A missing Secret still comes first: nothing was applied.
+        let missing = Verdict::no(reason::SECRET_NOT_FOUND, "Secret \"creds\" does not exist");
+        let v = verdict(&missing, Some(&stall), None, &Rollout::Absent, "x");
+        assert_eq!(v.reason, "SecretNotFound");
     }
 
     #[test]
@@ -150,7 +191,7 @@ mod tests {
                 observed: 1,
             },
         ] {
-            let v = verdict(&valid(), None, &rollout, "x");
+            let v = verdict(&valid(), None, None, &rollout, "x");
             assert_eq!((v.status, v.reason), (false, "AsExpected"), "{rollout:?}");
         }
     }

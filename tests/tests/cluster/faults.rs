@@ -520,7 +520,9 @@ async fn a_server_failure_is_retried_before_it_is_reported() -> TestResult {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn an_object_someone_else_created_is_never_taken_over() -> TestResult {
-    with_operator("fault-foreign", &[], async |h| {
+    // A resync every 5 s: how a stalled runtime notices that the foreign
+    // object, which no watch shows, is gone.
+    with_operator("fault-foreign", &["--resync-seconds=5"], async |h| {
         let config_maps = h.api::<ConfigMap>();
         let foreign: ConfigMap = serde_json::from_value(json!({
             "metadata": {"name": "x", "labels": {"team": "someone-else"}},
@@ -559,8 +561,15 @@ async fn an_object_someone_else_created_is_never_taken_over() -> TestResult {
             message.contains("ConfigMap") && message.contains("not controlled by"),
             format!("the status does not say why it is stuck: {message}"),
         )?;
+        let stalled = condition(&stuck, condition_type::STALLED)
+            .map(|c| (c.status.clone(), c.reason.clone()))
+            .unwrap_or_default();
+        ensure(
+            stalled == ("True".to_string(), "NameConflict".to_string()),
+            format!("Stalled: {stalled:?}"),
+        )?;
         h.expect_events(&rt, &[(W, "ReconciliationFailed")]).await?;
-        // It retries (every 15 s) and stays stuck, saying so once.
+        // It looks again (at each resync) and stays stuck, saying so once.
         let retries = h.mark();
         h.wait_for_reconciles("creds", &retries, 1).await?;
         h.events_stay(&rt, &[(W, "ReconciliationFailed")]).await?;

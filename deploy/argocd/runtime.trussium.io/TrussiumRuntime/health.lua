@@ -3,7 +3,7 @@
 -- Reads the runtime the way kstatus (Flux, kpt) does, so that every GitOps
 -- tool agrees:
 --   * status older than the spec (observedGeneration < generation): Progressing
---   * Stalled=True (failed rollout, missing Secret):                Degraded
+--   * Stalled=True (failed rollout, missing Secret, refused apply):  Degraded
 --   * Ready=True (desired spec fully rolled out and serving):       Healthy
 --   * anything else (rolling out, scaling, retrying):               Progressing
 --

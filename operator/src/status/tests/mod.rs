@@ -325,6 +325,7 @@ impl World {
             deployment,
             references: &self.references,
             reconcile_error: self.reconcile_error.as_deref(),
+            stall: None,
             config: &self.config,
             // Sub-second noise: project must ignore it.
             now: k8s_openapi::jiff::Timestamp::new(now, 123_456_789).unwrap(),

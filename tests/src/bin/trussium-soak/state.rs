@@ -117,6 +117,7 @@ impl Observed {
             deployment,
             references: &references,
             reconcile_error: None,
+            stall: None,
             config,
             now: k8s_openapi::jiff::Timestamp::now(),
         });
