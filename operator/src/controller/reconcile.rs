@@ -61,6 +61,7 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     // write yet, and Events are derived from the stored status.
     let Some(rt) = caches.runtimes.get(&namespace, &name) else {
         ctx.unsure.clear(&namespace, &name);
+        caches.own.forget(&namespace, &name);
         return Ok(Action::await_change());
     };
     // Being deleted (a foreground deletion keeps it visible meanwhile): the
