@@ -285,6 +285,27 @@ mod tests {
     }
 
     #[test]
+    fn the_alternative_name_follows_the_name_and_the_note() {
+        let name = event_name("x", UID, 3, Reason::RuntimeReady);
+        let a = alternative_name(&name, "ready");
+        assert_eq!(
+            a,
+            alternative_name(&name, "ready"),
+            "a retry names it the same"
+        );
+        assert_ne!(a, name);
+        assert_ne!(a, alternative_name(&name, "another note"));
+        assert_ne!(
+            a,
+            alternative_name(&event_name("x", UID, 4, Reason::RuntimeReady), "ready")
+        );
+        assert!(a.starts_with("x."), "{a}");
+        assert_eq!(a.len(), name.len());
+        let long = event_name(&"a".repeat(300), UID, 0, Reason::RuntimeReady);
+        assert_eq!(alternative_name(&long, "n").len(), MAX_NAME);
+    }
+
+    #[test]
     fn long_names_are_cut_to_a_valid_subdomain() {
         let long = format!("{}-{}", "a".repeat(240), "b".repeat(12));
         let name = event_name(&long, UID, 0, Reason::RuntimeReady);

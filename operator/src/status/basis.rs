@@ -129,10 +129,14 @@ pub fn sanitized(
     clean
 }
 
-/// The sequence after `previous`'s: one more, within range.
+/// The sequence after `previous`'s: one more. One out of range (a report
+/// starts from a [`sanitized`] one, so only a caller that skipped that) is
+/// not added to: the count starts again.
 pub fn next_sequence(previous: Option<&TrussiumRuntimeStatus>) -> i64 {
-    let sequence = previous.and_then(|s| s.report_sequence).unwrap_or(0);
-    sequence.clamp(0, SEQUENCE_LIMIT - 1) + 1
+    match previous.and_then(|s| s.report_sequence) {
+        Some(sequence) if (0..SEQUENCE_LIMIT).contains(&sequence) => sequence + 1,
+        _ => 1,
+    }
 }
 
 /// The body of a JSON merge patch that replaces the stored status by

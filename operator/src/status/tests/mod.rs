@@ -10,6 +10,7 @@
 
 mod bookkeeping;
 mod configuration;
+mod forged;
 mod rollout;
 mod upgrade;
 
