@@ -25,6 +25,7 @@
 use trussium_api::TrussiumRuntimeStatus;
 
 use crate::events::{Reason, Transition, transitions};
+use crate::status::basis::{Basis, next_sequence};
 use crate::status::semantically_equal;
 
 /// The most a name may be (a DNS subdomain).
@@ -58,10 +59,34 @@ pub fn announce(
         .map(|t| (event_name(name, uid, sequence, t.reason), t))
         .collect();
     let status = TrussiumRuntimeStatus {
-        report_sequence: Some(sequence.saturating_add(1)),
+        report_sequence: Some(next_sequence(stored)),
         ..projected
     };
     Some(Announcement { events, status })
+}
+
+/// The announcement of a report that starts from `basis` (see
+/// [`crate::status::basis`]): the Events follow from its previous status,
+/// never from a stored one it overrides, and a stored status to repair is
+/// written even when nothing observed changed, without an Event.
+pub fn announce_from(
+    name: &str,
+    uid: &str,
+    basis: &Basis,
+    projected: TrussiumRuntimeStatus,
+) -> Option<Announcement> {
+    let previous = basis.previous();
+    let unchanged = previous.is_some_and(|p| semantically_equal(p, &projected));
+    if basis.repair && unchanged {
+        return Some(Announcement {
+            events: Vec::new(),
+            status: TrussiumRuntimeStatus {
+                report_sequence: Some(next_sequence(previous)),
+                ..projected
+            },
+        });
+    }
+    announce(name, uid, previous, projected)
 }
 
 /// `<runtime name>.<16 hex digits>`: the digits hash the uid, the stored
@@ -78,6 +103,20 @@ pub fn event_name(name: &str, uid: &str, sequence: i64, reason: Reason) -> Strin
     // that is short enough has no such prefix and stays whole.
     let prefix = name.get(..MAX_NAME - SUFFIX).unwrap_or(name);
     let prefix = prefix.trim_end_matches(['.', '-']);
+    format!("{prefix}.{:016x}", hash.finish())
+}
+
+/// The name to publish under when `name` is held by an Event that is not
+/// this one (see [`crate::event_objects::same_announcement`]): `name`'s
+/// prefix and a hash of its digits and the Event's note. As deterministic
+/// as `name`: a retry that finds the same holder names the Event the same.
+pub fn alternative_name(name: &str, note: &str) -> String {
+    let (prefix, digits) = name.rsplit_once('.').unwrap_or((name, ""));
+    let mut hash = Fnv1a::new();
+    for part in [digits, note] {
+        hash.write(part.as_bytes());
+        hash.write(&[0]);
+    }
     format!("{prefix}.{:016x}", hash.finish())
 }
 
@@ -243,6 +282,27 @@ mod tests {
             }
         }
         assert_eq!(names.len(), count);
+    }
+
+    #[test]
+    fn the_alternative_name_follows_the_name_and_the_note() {
+        let name = event_name("x", UID, 3, Reason::RuntimeReady);
+        let a = alternative_name(&name, "ready");
+        assert_eq!(
+            a,
+            alternative_name(&name, "ready"),
+            "a retry names it the same"
+        );
+        assert_ne!(a, name);
+        assert_ne!(a, alternative_name(&name, "another note"));
+        assert_ne!(
+            a,
+            alternative_name(&event_name("x", UID, 4, Reason::RuntimeReady), "ready")
+        );
+        assert!(a.starts_with("x."), "{a}");
+        assert_eq!(a.len(), name.len());
+        let long = event_name(&"a".repeat(300), UID, 0, Reason::RuntimeReady);
+        assert_eq!(alternative_name(&long, "n").len(), MAX_NAME);
     }
 
     #[test]

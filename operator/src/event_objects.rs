@@ -46,10 +46,88 @@ pub fn event(
     }
 }
 
+/// Whether `existing`, found under the name of `wanted`, announces the
+/// same transition of the same object: then it was published by an earlier
+/// attempt of the same report. Anything else holding the name (an Event of
+/// another transition under a name a forged `reportSequence` made repeat, or
+/// someone else's) does not count as published.
+pub fn same_announcement(existing: &Event, wanted: &Event) -> bool {
+    let uid = |e: &Event| e.regarding.as_ref().and_then(|r| r.uid.clone());
+    uid(existing).is_some()
+        && uid(existing) == uid(wanted)
+        && existing.reason == wanted.reason
+        && existing.note == wanted.note
+        && existing.reporting_controller == wanted.reporting_controller
+}
+
+/// `wanted` to be named by the API server after its own name's prefix (the
+/// runtime's name and a dot): the last resort when every name it could have
+/// is held by something else.
+pub fn generated(wanted: &Event) -> Event {
+    let name = wanted.metadata.name.as_deref().unwrap_or_default();
+    let prefix = name.rsplit_once('.').map_or(name, |(prefix, _)| prefix);
+    let mut event = wanted.clone();
+    event.metadata.name = None;
+    event.metadata.generate_name = Some(format!("{prefix}."));
+    event
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::events::Reason;
+
+    fn sample(note: &str, uid: &str) -> Event {
+        let transition = Transition {
+            reason: Reason::RuntimeReady,
+            note: note.into(),
+        };
+        let regarding = ObjectReference {
+            name: Some("x".into()),
+            uid: Some(uid.into()),
+            ..ObjectReference::default()
+        };
+        let reporter = Reporter {
+            controller: "trussium-operator".into(),
+            instance: "pod-1".into(),
+        };
+        event(
+            "x.0123456789abcdef",
+            &transition,
+            &regarding,
+            &reporter,
+            Timestamp::UNIX_EPOCH,
+        )
+    }
+
+    #[test]
+    fn only_the_same_transition_of_the_same_object_counts_as_published() {
+        let wanted = sample("ready", "u-1");
+        // Published by an earlier attempt, by another instance, at another time.
+        let mut earlier = wanted.clone();
+        earlier.reporting_instance = Some("pod-0".into());
+        earlier.event_time = None;
+        assert!(same_announcement(&earlier, &wanted));
+        // Another transition, another object, another reporter, no object.
+        assert!(!same_announcement(&sample("another", "u-1"), &wanted));
+        assert!(!same_announcement(&sample("ready", "u-2"), &wanted));
+        let mut reason = wanted.clone();
+        reason.reason = Some("RuntimeDegraded".into());
+        assert!(!same_announcement(&reason, &wanted));
+        let mut foreign = wanted.clone();
+        foreign.reporting_controller = Some("someone".into());
+        assert!(!same_announcement(&foreign, &wanted));
+        let mut nothing = wanted.clone();
+        nothing.regarding = None;
+        assert!(!same_announcement(&nothing, &nothing.clone()));
+    }
+
+    #[test]
+    fn a_generated_name_keeps_the_runtime_name() {
+        let e = generated(&sample("ready", "u-1"));
+        assert_eq!(e.metadata.name, None);
+        assert_eq!(e.metadata.generate_name.as_deref(), Some("x."));
+    }
 
     #[test]
     fn event_carries_the_name_the_transition_and_the_reference() {

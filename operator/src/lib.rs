@@ -20,6 +20,7 @@ pub mod event_objects;
 pub mod events;
 pub mod health;
 pub mod leader;
+pub mod lenient;
 pub mod metrics;
 pub mod ownership;
 pub mod references;

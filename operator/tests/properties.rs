@@ -6,7 +6,7 @@
 //! - every condition carries the runtime's generation;
 //! - lastSuccessfulImage moves only to the desired image, on a completed
 //!   rollout of it (the Deployment runs it, has observed its generation and
-//!   has updated every desired replica);
+//!   has updated every desired replica, at least one, and they are ready);
 //! - building twice gives equal objects, projecting twice equal statuses;
 //! - a status written is a fixed point (announcing it again says nothing).
 //!
@@ -361,8 +361,12 @@ proptest! {
                         || (previous_template.is_some() && previous_template == status.observed_template_hash),
                     "moved on a Deployment that has not observed its generation"
                 );
+                // ...and it was Ready: at least one replica desired, every
+                // one of them updated and ready.
                 let wanted = status.desired_replicas.unwrap_or_default();
+                prop_assert!(wanted > 0, "moved to an image no replica ran");
                 prop_assert!(d_status.updated_replicas.unwrap_or_default() >= wanted);
+                prop_assert!(d_status.ready_replicas.unwrap_or_default() >= wanted);
                 let resolved = matches!(references, ReferenceCheck::Resolved { .. });
                 prop_assert!(resolved, "moved while the references do not resolve");
             }

@@ -79,6 +79,7 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     let Some(rt) = caches.runtimes.get(&namespace, &name) else {
         ctx.unsure.clear(&namespace, &name);
         lock(&ctx.retries).succeeded(&namespace, &name);
+        caches.own.forget(&namespace, &name);
         return Ok(Action::await_change());
     };
     // Being deleted (a foreground deletion keeps it visible meanwhile): the

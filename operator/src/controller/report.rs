@@ -29,10 +29,11 @@ use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus};
 use super::context::Context;
 use super::error::Error;
 use super::publish::{Published, event, publish};
-use crate::announcement::{Announcement, announce};
+use crate::announcement::{Announcement, announce_from};
 use crate::references::ReferenceCheck;
 use crate::resources::FIELD_MANAGER;
 use crate::status::stalled::Stall;
+use crate::status::basis::{basis, replacement};
 use crate::status::{StatusInput, only_progress_differs, project};
 
 /// How soon to look again after a status write was refused because our view
@@ -61,6 +62,15 @@ pub struct Written<'a> {
     pub stall: Option<&'a Stall>,
 }
 
+/// What one report decided, from the runtime it was decided from.
+struct Plan {
+    announcement: Option<Announcement>,
+    /// The status it started from (see [`crate::status::basis`]).
+    previous: Option<TrussiumRuntimeStatus>,
+    /// The stored status is not the operator's own.
+    repair: bool,
+}
+
 /// Publishes the Events the status change calls for, then writes the status.
 pub async fn report(
     ctx: &Context,
@@ -70,29 +80,53 @@ pub async fn report(
 ) -> Result<Reported, Error> {
     let now = k8s_openapi::jiff::Timestamp::now();
     let plan = |rt: &TrussiumRuntime| {
-        let projected = project(&StatusInput {
-            runtime: rt,
+        let own = ctx.caches.own.of(rt);
+        let unreadable = ctx.caches.unreadable.holds(rt);
+        let revision = rt.resource_version().and_then(|v| v.parse().ok());
+        let basis = basis(
+            rt.status.as_ref(),
+            own.as_deref(),
+            unreadable,
+            now,
+            revision,
+        );
+        let input = |runtime| StatusInput {
+            runtime,
             deployment: written.deployment,
             references: written.references,
             reconcile_error: written.error,
             stall: written.stall,
             config: &ctx.config,
             now,
-        });
-        announce(
-            &rt.name_any(),
-            &rt.uid().unwrap_or_default(),
-            rt.status.as_ref(),
-            projected,
-        )
+        };
+        // The projection reads the previous status from the runtime.
+        let projected = if basis.previous() == rt.status.as_ref() {
+            project(&input(rt))
+        } else {
+            let mut from = rt.clone();
+            from.status = basis.previous().cloned();
+            project(&input(&from))
+        };
+        let name = rt.name_any();
+        let uid = rt.uid().unwrap_or_default();
+        Plan {
+            announcement: announce_from(&name, &uid, &basis, projected),
+            previous: basis.previous().cloned(),
+            repair: basis.repair,
+        }
     };
     let name = rt.name_any();
     let namespace = rt.namespace().unwrap_or_default();
 
-    let mut announcement = plan(rt);
+    let mut plan_made = plan(rt);
     let mut learned = None;
     let doubted = !ctx.caches.runtimes.trust().trusted() || ctx.unsure.holds(&namespace, &name);
-    if doubted && announcement.as_ref().is_some_and(|a| !a.events.is_empty()) {
+    let has_events = |p: &Plan| {
+        p.announcement
+            .as_ref()
+            .is_some_and(|a| !a.events.is_empty())
+    };
+    if doubted && (has_events(&plan_made) || plan_made.repair) {
         let fresh = runtimes.get_opt(&name).await.map_err(Error::ReadRuntime)?;
         ctx.unsure.clear(&namespace, &name);
         let Some(fresh) = fresh else {
@@ -116,20 +150,42 @@ pub async fn report(
                 name,
                 "the cached runtime was behind; using a fresh read"
             );
-            announcement = plan(&fresh);
+            plan_made = plan(&fresh);
             learned = Some(fresh);
         }
     }
     let rt = learned.as_ref().unwrap_or(rt);
+    let Plan {
+        announcement,
+        previous,
+        repair,
+    } = plan_made;
     let Some(announcement) = announcement else {
+        // Nothing to write: the stored status is the one this operator
+        // would write, its own from now on, if the cache can be taken at
+        // its word (else a write it does not show yet could be taken for
+        // someone else's).
+        if !doubted
+            && ctx.caches.own.of(rt).is_none()
+            && let Some(previous) = previous
+        {
+            ctx.caches.own.remember(rt, previous);
+        }
         return Ok(Reported {
             learned,
             again_in: None,
         });
     };
-    let only_progress = announcement.events.is_empty()
-        && rt
-            .status
+    if repair {
+        tracing::info!(
+            namespace,
+            name,
+            "the stored status is not the one the operator wrote; rewriting it from what it observes"
+        );
+    }
+    let only_progress = !repair
+        && announcement.events.is_empty()
+        && previous
             .as_ref()
             .is_some_and(|stored| only_progress_differs(stored, &announcement.status));
     if only_progress && let Some(wait) = ctx.status_writes.progress_due_in(&namespace, &name) {
@@ -141,10 +197,11 @@ pub async fn report(
 
     publish_events(ctx, rt, &announcement, now).await?;
 
-    match write_status(runtimes, rt, announcement.status).await {
+    match write_status(runtimes, rt, &announcement.status).await {
         Ok(written) => {
             ctx.unsure.clear(&namespace, &name);
             ctx.status_writes.wrote(&namespace, &name);
+            ctx.caches.own.remember(rt, announcement.status);
             Ok(Reported {
                 learned: Some(written),
                 again_in: None,
@@ -219,22 +276,21 @@ async fn publish_events(
 
 /// Writes `status` on the condition that the runtime is still the one it was
 /// decided from (its resourceVersion): 409 otherwise.
+/// The write replaces the whole status (see [`replacement`]).
 async fn write_status(
     runtimes: &Api<TrussiumRuntime>,
     rt: &TrussiumRuntime,
-    status: TrussiumRuntimeStatus,
+    status: &TrussiumRuntimeStatus,
 ) -> Result<TrussiumRuntime, kube::Error> {
     let patch = json!({
-        "apiVersion": TrussiumRuntime::api_version(&()),
-        "kind": TrussiumRuntime::kind(&()),
         "metadata": { "resourceVersion": rt.resource_version() },
-        "status": status,
+        "status": replacement(status),
     });
+    let params = PatchParams {
+        field_manager: Some(FIELD_MANAGER.to_string()),
+        ..PatchParams::default()
+    };
     runtimes
-        .patch_status(
-            &rt.name_any(),
-            &PatchParams::apply(FIELD_MANAGER).force(),
-            &Patch::Apply(&patch),
-        )
+        .patch_status(&rt.name_any(), &params, &Patch::Merge(&patch))
         .await
 }

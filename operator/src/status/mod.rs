@@ -23,8 +23,10 @@
 //!   rollout the operator follows began (`Progressing` turned `True`): after
 //!   going back to an earlier template the controller keeps the old verdict
 //!   for a moment (see [`rollout::Rollout::Failed`]).
-//! - A rollout at zero replicas completes the way Kubernetes says it does, so
-//!   an image change while scaled to zero completes an upgrade at once.
+//! - A rollout at zero replicas completes the way Kubernetes says it does
+//!   (`Ready=True/ScaledToZero`), but it ran no pod of the image: an image
+//!   change while scaled to zero stays `UpgradeInProgress`, and
+//!   `lastSuccessfulImage` does not move, until a replica is ready.
 //! - `Ready` is stricter than the contract's four conditions, on purpose
 //!   (docs/src/development/design.md): the desired spec is fully rolled out
 //!   and serving. Every desired replica must run the current pod template
@@ -47,6 +49,7 @@
 //!   configuration is valid again (see [`upgrade`]).
 //! - Timestamps are whole seconds, as `metav1.Time` stores them.
 
+pub mod basis;
 pub mod conditions;
 pub mod configuration;
 pub mod health;
@@ -123,6 +126,7 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
         Progress::Observed {
             current: current_image.as_deref(),
             rollout: &rollout,
+            replicas: desired_replicas,
         }
     } else {
         Progress::Blocked

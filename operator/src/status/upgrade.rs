@@ -4,6 +4,12 @@
 //! The only memory is the previous status: its `lastSuccessfulImage`, its
 //! `desiredImage` and its `Upgrading` condition.
 //!
+//! - `lastSuccessfulImage` only ever names an image that was Ready: a
+//!   rollout completes, for the upgrade lifecycle, when the Deployment runs
+//!   the desired image and every desired replica of it is ready and
+//!   available, and at least one replica is desired. A rollout to zero
+//!   replicas completes for Kubernetes at once, with no pod of the image
+//!   ever started: it proves nothing about the image.
 //! - Until a first rollout completes (`lastSuccessfulImage` unset) the runtime
 //!   is being provisioned, which is never an upgrade: `NoUpgrade`, whatever
 //!   the image does. The first completed rollout whose Deployment runs the
@@ -16,7 +22,8 @@
 //! - An upgrade is `UpgradeInProgress` until the Deployment runs the desired
 //!   image and its rollout completes (`UpgradeComplete`; only now does
 //!   `lastSuccessfulImage` move) or exceeds its progress deadline
-//!   (`UpgradeFailed`; `lastSuccessfulImage` stays). A new desired image while
+//!   (`UpgradeFailed`; `lastSuccessfulImage` stays). Scaled to zero, it
+//!   stays in progress until the runtime is scaled up and a replica is ready. A new desired image while
 //!   in flight restarts the upgrade towards it.
 //! - `UpgradeComplete` and `UpgradeFailed` persist, message included, until
 //!   the next upgrade. A failed upgrade whose Deployment later completes after
@@ -36,23 +43,31 @@ pub enum Progress<'a> {
     /// be requested, but it can neither complete nor fail, so `Upgrading`
     /// keeps its previous value unless the desired image changes.
     Blocked,
-    /// The Deployment as observed: the image it runs and its rollout outcome.
+    /// The Deployment as observed: the image it runs, its rollout outcome,
+    /// and how many replicas are desired.
     Observed {
         current: Option<&'a str>,
         rollout: &'a Rollout,
+        replicas: i32,
     },
 }
 
 impl Progress<'_> {
-    /// The Deployment runs `desired` and its rollout completed.
+    /// The Deployment runs `desired` and its rollout completed with every
+    /// desired replica ready, and there is at least one.
     fn completed(self, desired: &str) -> bool {
-        matches!(self, Progress::Observed { current: Some(c), rollout } if c == desired && rollout.is_complete())
+        matches!(self, Progress::Observed { current: Some(c), rollout, replicas } if c == desired && rollout.is_complete() && replicas > 0)
+    }
+
+    /// Scaled to zero: nothing can complete.
+    fn at_zero(self) -> bool {
+        matches!(self, Progress::Observed { replicas, .. } if replicas <= 0)
     }
 
     /// The Deployment runs `desired` and its rollout failed. A failure of a
     /// Deployment that still runs another image says nothing about `desired`.
     fn failed(self, desired: &str) -> bool {
-        matches!(self, Progress::Observed { current: Some(c), rollout } if c == desired && rollout.is_failed())
+        matches!(self, Progress::Observed { current: Some(c), rollout, .. } if c == desired && rollout.is_failed())
     }
 }
 
@@ -117,16 +132,16 @@ fn towards(last: &str, desired: &str, progress: Progress) -> Upgrade {
     }
     let verdict = if progress.failed(desired) {
         Verdict::no(reason::UPGRADE_FAILED, failed_message(last, desired))
-    } else if desired == last {
-        Verdict::yes(
-            reason::UPGRADE_IN_PROGRESS,
-            format!("Returning to the last successful image {last}."),
-        )
     } else {
-        Verdict::yes(
-            reason::UPGRADE_IN_PROGRESS,
-            format!("Upgrading from {last} to {desired}."),
-        )
+        let mut message = if desired == last {
+            format!("Returning to the last successful image {last}.")
+        } else {
+            format!("Upgrading from {last} to {desired}.")
+        };
+        if progress.at_zero() {
+            message.push_str(" Scaled to zero: it completes once a replica runs it and is ready.");
+        }
+        Verdict::yes(reason::UPGRADE_IN_PROGRESS, message)
     };
     Upgrade {
         verdict,

@@ -15,6 +15,8 @@
 
 mod lists;
 mod overlay;
+mod own;
+mod readable;
 mod refusal;
 mod trim;
 mod trust;
@@ -32,6 +34,8 @@ use kube::runtime::{WatchStreamExt, watcher};
 use serde::de::DeserializeOwned;
 
 use overlay::{Overlay, version};
+pub use own::Own;
+pub use readable::Unreadable;
 use refusal::{Refusal, Refusals};
 pub use trim::Kept;
 pub use trust::Trust;

@@ -12,13 +12,17 @@ use k8s_openapi::api::networking::v1::NetworkPolicy;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{ObjectRef, Store};
-use kube::runtime::{Controller, WatchStreamExt, predicates, watcher};
+use std::sync::Arc;
+
+use futures::stream::BoxStream;
+use kube::runtime::{Controller, WatchStreamExt, watcher};
 use kube::{Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use trussium_api::TrussiumRuntime;
 use trussium_api::labels::{MANAGED_BY, MANAGED_BY_VALUE};
 
-use super::{Cached, Kept, Readiness, Refusals, Synced, Watch, lists};
+use super::readable::{Lenient, readable};
+use super::{Cached, Kept, Own, Readiness, Refusals, Synced, Unreadable, Watch, lists};
 use crate::controller::Scope;
 use crate::references::referenced_secrets;
 
@@ -33,6 +37,10 @@ pub struct Caches {
     pub network_policies: Cached<NetworkPolicy>,
     pub horizontal_pod_autoscalers: Cached<HorizontalPodAutoscaler>,
     pub secrets: Cached<PartialObjectMeta<Secret>>,
+    /// Each runtime's own status (see [`Own`]).
+    pub own: Arc<Own>,
+    /// Runtimes whose status could not be read whole.
+    pub unreadable: Arc<Unreadable>,
     synced: Synced,
 }
 
@@ -55,13 +63,19 @@ pub fn watch(
         readiness: Readiness::default(),
     };
 
-    // Primary: the store takes in every change, but only spec changes
-    // reconcile: our own status writes must not loop.
-    let (runtimes, changes, _) = open.watch::<TrussiumRuntime>(&everything);
-    let spec_changes = changes
-        .applied_objects()
-        .predicate_filter(predicates::generation, Default::default());
-    let controller = Controller::for_stream(spec_changes, runtimes.store());
+    // Primary: the store takes in every change, read leniently (a status
+    // the operator's types cannot hold does not fail the watch). Spec
+    // changes reconcile, and status changes that are not the operator's own
+    // (to repair them at once); our own status writes must not loop.
+    let own = Arc::new(Own::default());
+    let unreadable = Arc::new(Unreadable::default());
+    let (runtimes, changes) = open.runtimes(&everything, unreadable.clone());
+    let trigger = own.clone();
+    let changes = changes.applied_objects().predicate_filter(
+        move |rt: &TrussiumRuntime| trigger.trigger(rt),
+        Default::default(),
+    );
+    let controller = Controller::for_stream(changes, runtimes.store());
 
     // Owned kinds: unfiltered, so status changes (Deployment readiness) and
     // deletions (recreate) re-trigger the runtime that owns the object.
@@ -104,6 +118,8 @@ pub fn watch(
         network_policies,
         horizontal_pod_autoscalers,
         secrets,
+        own,
+        unreadable,
         synced: open.readiness.synced(),
     };
     (caches, controller)
@@ -158,6 +174,20 @@ impl Opener<'_> {
         let watch = lists::streamed_or_paged(self.scope.api::<K>(self.client), config.clone())
             .default_backoff();
         Cached::reflect(watch, &mut self.readiness)
+    }
+
+    /// The runtimes' cache and the watch that fills it, each runtime read
+    /// leniently (what could not be read is recorded in `unreadable`).
+    fn runtimes(
+        &mut self,
+        config: &watcher::Config,
+        unreadable: Arc<Unreadable>,
+    ) -> (Cached<TrussiumRuntime>, Watch<TrussiumRuntime>) {
+        let lenient =
+            lists::streamed_or_paged(self.scope.api::<Lenient>(self.client), config.clone());
+        let watch: BoxStream<'static, _> = readable(lenient, unreadable).boxed();
+        let (cached, changes, _) = Cached::reflect(watch.default_backoff(), &mut self.readiness);
+        (cached, changes)
     }
 
     /// An owned kind's cache, its watch wired to reconcile the runtime that

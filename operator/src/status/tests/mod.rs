@@ -10,6 +10,7 @@
 
 mod bookkeeping;
 mod configuration;
+mod forged;
 mod invalid_spec;
 mod rollout;
 mod upgrade;

@@ -578,7 +578,7 @@ fn digest_images() {
 }
 
 #[test]
-fn upgrade_while_scaled_to_zero_completes_with_the_deployment() {
+fn upgrade_while_scaled_to_zero_completes_once_a_replica_is_ready() {
     let mut w = World::new();
     w.provision();
     w.scale(0);
@@ -598,6 +598,8 @@ fn upgrade_while_scaled_to_zero_completes_with_the_deployment() {
         &s.events,
         &["Normal/RuntimeUpgradeStarted", "Normal/RuntimeProgressing"],
     );
+    // The Deployment's rollout completes at zero, and no pod ran the image:
+    // scaled to zero is reached, the upgrade is not complete.
     w.rolled_out();
     let s = w.reconcile();
     assert_conditions(
@@ -608,17 +610,94 @@ fn upgrade_while_scaled_to_zero_completes_with_the_deployment() {
             "False/ScaledToZero",
             "True/ScaledToZero",
             "False/AsExpected",
-            "False/UpgradeComplete",
+            "True/UpgradeInProgress",
         ],
     );
+    assert_events(&s.events, &["Normal/RuntimeScaledToZero"]);
+    assert_eq!(s.status.last_successful_image, Some(image("v1.22.0")));
+    assert!(
+        condition(&s.status, "Upgrading")
+            .message
+            .contains("Scaled to zero"),
+        "{}",
+        condition(&s.status, "Upgrading").message
+    );
+
+    // Scaled up: the upgrade completes when a replica of it is ready.
+    w.scale(1);
+    w.apply();
+    let s = w.reconcile();
+    assert_eq!(
+        condition(&s.status, "Upgrading").reason,
+        "UpgradeInProgress"
+    );
+    assert_eq!(s.status.last_successful_image, Some(image("v1.22.0")));
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_eq!(condition(&s.status, "Upgrading").reason, "UpgradeComplete");
+    assert_eq!(s.status.last_successful_image, Some(image("v1.23.0")));
     assert_events(
         &s.events,
-        &[
-            "Normal/RuntimeScaledToZero",
-            "Normal/RuntimeUpgradeCompleted",
-        ],
+        &["Normal/RuntimeReady", "Normal/RuntimeUpgradeCompleted"],
     );
+}
+
+/// The tenant's reproduction: the first image never became ready (pods
+/// Pending), then the runtime was scaled to zero. No pod of it was ever
+/// ready: it is not the last successful image.
+#[test]
+fn an_image_no_pod_ever_ran_ready_is_never_the_last_successful_one() {
+    let mut w = World::new();
+    w.reconcile();
+    w.apply();
+    w.rolling([1, 1, 0, 0]);
+    let s = w.reconcile();
+    assert_eq!(s.status.last_successful_image, None);
+    w.scale(0);
+    w.apply();
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_eq!(condition(&s.status, "Ready").reason, "ScaledToZero");
+    assert_eq!(s.status.last_successful_image, None);
+    assert_eq!(condition(&s.status, "Upgrading").reason, "NoUpgrade");
+    // Another image while at zero: still provisioning, never an upgrade.
+    w.set_tag("v1.23.0");
+    w.apply();
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_eq!(s.status.last_successful_image, None);
+    assert_eq!(condition(&s.status, "Upgrading").reason, "NoUpgrade");
+    // Scaled up and ready: now it is.
+    w.scale(2);
+    w.apply();
+    w.reconcile();
+    w.rolled_out();
+    let s = w.reconcile();
     assert_eq!(s.status.last_successful_image, Some(image("v1.23.0")));
+    assert!(
+        !kinds(&w.log).iter().any(|k| k.contains("Upgrade")),
+        "{:?}",
+        kinds(&w.log)
+    );
+}
+
+/// A failed upgrade scaled to zero has not completed after all.
+#[test]
+fn a_failed_upgrade_scaled_to_zero_stays_failed() {
+    let mut w = World::new();
+    w.provision();
+    w.set_tag("v1.23.0");
+    w.apply();
+    w.reconcile();
+    w.deadline_exceeded([2, 1, 1, 1]);
+    let s = w.reconcile();
+    assert_eq!(condition(&s.status, "Upgrading").reason, "UpgradeFailed");
+    w.scale(0);
+    w.apply();
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_eq!(condition(&s.status, "Upgrading").reason, "UpgradeFailed");
+    assert_eq!(s.status.last_successful_image, Some(image("v1.22.0")));
 }
 
 #[test]
