@@ -18,6 +18,7 @@ mod cluster;
 mod crd;
 mod deployed;
 mod deployment;
+mod endpoints;
 mod error;
 mod events;
 mod harness;
@@ -50,6 +51,7 @@ pub use cluster::{
 pub use crd::install_crd;
 pub use deployed::DeployedOperator;
 pub use deployment::deployment_condition;
+pub use endpoints::{ANY_LOOPBACK_PORT, Endpoint, LoggedEndpoints, serving};
 pub use error::{BoxError, Error, TestResult, ensure};
 pub use events::{
     REPORTING_CONTROLLER, SeenEvent, check_first_rollout_events, describe_events,
@@ -72,9 +74,7 @@ pub use release::{
     LockedCrate, RELEASE_DIST_ENV, VERSION, binary_kind, cargo_lock, crates_named_in,
     image_archive, release_dist,
 };
-pub use replica::{
-    Identity, LEADER_ELECTION_ROLE, Memory, Replica, free_port, install_leader_election_rbac,
-};
+pub use replica::{Identity, LEADER_ELECTION_ROLE, Memory, Replica, install_leader_election_rbac};
 pub use runtimes::{
     NEVER_READY_IMAGE, NEW_TAG, OLD_TAG, REPOSITORY, image, merge, minimal, openai_runtime, sample,
 };
