@@ -8,7 +8,7 @@
 //!
 //! One module per concept; everything is re-exported at the crate root
 //! (`use trussium_e2e::{with_operator, wait_for, ...}`). What only one area
-//! of tests asserts stays in that area's `*_support.rs`.
+//! of tests asserts stays in that area's `support.rs` (`tests/cluster/<area>/`).
 //!
 //! Cluster tests are marked `#[ignore = "needs the local cluster (make test)"]`
 //! and start with [`require_cluster`].

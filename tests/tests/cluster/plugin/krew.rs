@@ -11,7 +11,7 @@ use trussium_e2e::{
     repo_root, require_cluster, run_to_end, target_debug_dir,
 };
 
-use crate::plugin_support::*;
+use super::support::*;
 
 /// Runs a script of the repository and returns its stdout.
 async fn script(path: &str, env: &[(&str, &Path)]) -> Result<String, Error> {

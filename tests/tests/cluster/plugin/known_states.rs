@@ -1,7 +1,7 @@
 //! `kubectl trussium` as users run it: the real binary, found by the real
 //! kubectl on PATH, against runtimes put into known states by writing their
 //! status as the admin, for the states the operator does not hold still for
-//! (see plugin_operator.rs for the plugin against the real operator): a spec
+//! (see converged.rs for the plugin against the real operator): a spec
 //! ahead of its status, chosen Event histories, no status at all, no operator
 //! (upgrade --wait's timeout), RBAC refusals, and completion.
 
@@ -19,7 +19,7 @@ use trussium_e2e::{
     run_to_end,
 };
 
-use crate::plugin_support::*;
+use super::support::*;
 
 const QUICK: Duration = Duration::from_secs(30);
 
@@ -364,7 +364,7 @@ async fn upgrade_changes_only_the_image() -> Result<(), Error> {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 // upgrade --wait's exit codes 0 and 3 (and rollback's) are tested against
-// the real operator in plugin_operator.rs; this timeout is the one with no
+// the real operator in converged.rs; this timeout is the one with no
 // operator at all, which status cannot show otherwise.
 async fn upgrade_wait_exits_4_on_timeout() -> Result<(), Error> {
     let (ns, api) = setup("plugin-wait-timeout").await?;

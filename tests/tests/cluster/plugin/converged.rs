@@ -2,12 +2,12 @@
 //! real operator in its namespace and drives runtimes it converged (pods made
 //! ready by KWOK), through the real kubectl. Nothing here writes a status.
 //!
-//! The tests in plugin.rs that still write status as the admin need states
+//! The tests in known_states.rs that still write status as the admin need states
 //! the operator does not hold still for: a status older than the spec
 //! (generation not yet observed), chosen Event histories and ages, a runtime
 //! without any status, and an autoscaled runtime's replica count.
 
-use crate::operator_support::PROGRESS_DEADLINE_ARG;
+use crate::operator::support::PROGRESS_DEADLINE_ARG;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
@@ -18,7 +18,7 @@ use trussium_e2e::{
     PluginOutput, ensure_contains, ensure_exit, kubectl_trussium, plugin_dir, plugin_in,
 };
 
-use crate::plugin_support::Running;
+use super::support::Running;
 
 /// The repository of NEVER_READY_IMAGE: its `never-ready` tag is the one KWOK
 /// never makes ready; any other tag becomes ready.

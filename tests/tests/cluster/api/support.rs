@@ -1,4 +1,4 @@
-//! Shared by the `api_*` cluster tests: the TrussiumRuntime resource as a
+//! Shared by the `api` cluster tests: the TrussiumRuntime resource as a
 //! dynamic object, and the manifest corpus in `tests/fixtures/`.
 
 use std::path::{Path, PathBuf};

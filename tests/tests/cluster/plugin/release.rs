@@ -14,7 +14,7 @@ use trussium_e2e::{
     path_with, plugin, release_dist, repo_root, require_cluster, run_to_end,
 };
 
-use crate::plugin_support::*;
+use super::support::*;
 
 /// Platforms as krew names them, the archive suffix and the binary inside.
 const PLATFORMS: [(&str, &str, &str); 5] = [
