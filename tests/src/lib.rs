@@ -29,6 +29,7 @@ pub mod metrics;
 mod namespace;
 pub mod oci;
 mod operator;
+mod permissions;
 mod plugin;
 mod relay;
 mod release;
@@ -65,6 +66,7 @@ pub use namespace::{TEST_NAMESPACE_LABEL, TestNamespace};
 pub use operator::{
     OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, Operator, install, operator_binary,
 };
+pub use permissions::{create_service_account, grant, may, rule};
 pub use plugin::{
     PluginOutput, ensure_contains, ensure_exit, kubectl_trussium, kubectl_trussium_as, path_with,
     plugin, plugin_dir, plugin_in, run_to_end, target_debug_dir,
@@ -77,6 +79,7 @@ pub use release::{
 pub use replica::{Identity, LEADER_ELECTION_ROLE, Memory, Replica, install_leader_election_rbac};
 pub use runtimes::{
     NEVER_READY_IMAGE, NEW_TAG, OLD_TAG, REPOSITORY, image, merge, minimal, openai_runtime, sample,
+    secret,
 };
 pub use scrape::{HttpResponse, http_get, http_request};
 pub use status::{all_ready, condition, condition_summary, is_ready};

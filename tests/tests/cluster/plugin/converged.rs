@@ -74,13 +74,7 @@ async fn status_list_watch_scale_upgrade_and_events_on_a_converged_runtime() -> 
         // The list and the detailed view of what the operator reported.
         let out = trussium(h, &["status"]).await?;
         ensure_exit(&out, 0, "status (list)")?;
-        let row: Vec<&str> = out
-            .stdout
-            .lines()
-            .nth(1)
-            .unwrap_or_default()
-            .split_whitespace()
-            .collect();
+        let row = out.first_row();
         if row.get(..6) != Some(&["rt", "2", "2", "ollama", "llama3.2", "v1"][..]) {
             return Err(format!("list row {row:?}\n{out}").into());
         }

@@ -7,16 +7,15 @@
 
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::core::v1::ServiceAccount;
-use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
+use k8s_openapi::api::rbac::v1::PolicyRule;
 use kube::Api;
-use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
+use kube::api::{Patch, PatchParams};
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    Error, REPOSITORY, TestNamespace, image, install_crd, kubeconfig_for_service_account,
-    kubectl_trussium, kubectl_trussium_as, path_with, plugin, plugin_dir, require_cluster,
-    run_to_end,
+    Error, REPOSITORY, TestNamespace, create_service_account, grant, image, install_crd,
+    kubeconfig_for_service_account, kubectl_trussium, kubectl_trussium_as, path_with, plugin,
+    plugin_dir, require_cluster, rule, run_to_end,
 };
 
 use super::support::*;
@@ -640,60 +639,13 @@ async fn service_account_kubeconfig(
     name: &str,
     rules: Vec<PolicyRule>,
 ) -> Result<std::path::PathBuf, Error> {
-    let sa = ServiceAccount {
-        metadata: ObjectMeta {
-            name: Some(name.to_string()),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    ns.api::<ServiceAccount>()
-        .create(&PostParams::default(), &sa)
-        .await?;
+    create_service_account(ns, name).await?;
     if !rules.is_empty() {
-        let role = Role {
-            metadata: ObjectMeta {
-                name: Some(name.to_string()),
-                ..Default::default()
-            },
-            rules: Some(rules),
-        };
-        ns.api::<Role>()
-            .create(&PostParams::default(), &role)
-            .await?;
-        let binding = RoleBinding {
-            metadata: ObjectMeta {
-                name: Some(name.to_string()),
-                ..Default::default()
-            },
-            role_ref: RoleRef {
-                api_group: "rbac.authorization.k8s.io".into(),
-                kind: "Role".into(),
-                name: name.to_string(),
-            },
-            subjects: Some(vec![Subject {
-                kind: "ServiceAccount".into(),
-                name: name.to_string(),
-                namespace: Some(ns.name.clone()),
-                ..Default::default()
-            }]),
-        };
-        ns.api::<RoleBinding>()
-            .create(&PostParams::default(), &binding)
-            .await?;
+        grant(ns, name, rules).await?;
     }
     let path = std::env::temp_dir().join(format!("{}-{name}.kubeconfig", ns.name));
     kubeconfig_for_service_account(&ns.client, &ns.name, name, &path).await?;
     Ok(path)
-}
-
-fn rule(verbs: &[&str], group: &str, resource: &str) -> PolicyRule {
-    PolicyRule {
-        api_groups: Some(vec![group.to_string()]),
-        resources: Some(vec![resource.to_string()]),
-        verbs: verbs.iter().map(|v| v.to_string()).collect(),
-        ..Default::default()
-    }
 }
 
 #[tokio::test]

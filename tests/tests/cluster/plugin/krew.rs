@@ -134,13 +134,7 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
 
     let out = run_to_end(kubectl(&["trussium", "status", "-n", &ns.name])).await?;
     assert_eq!(out.code, 0, "{out}");
-    let row: Vec<&str> = out
-        .stdout
-        .lines()
-        .nth(1)
-        .unwrap_or_default()
-        .split_whitespace()
-        .collect();
+    let row = out.first_row();
     assert_eq!(
         row[..6],
         ["via-krew", "1", "1", "ollama", "llama3.2", "v1.2.3"],

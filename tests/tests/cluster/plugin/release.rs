@@ -130,13 +130,7 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
     );
     let out = command(&qemu, &[&arm_text, "status", "-n", &ns.name], &work).await?;
     assert_eq!(out.code, 0, "{out}");
-    let row: Vec<&str> = out
-        .stdout
-        .lines()
-        .nth(1)
-        .unwrap_or_default()
-        .split_whitespace()
-        .collect();
+    let row = out.first_row();
     assert_eq!(row.first(), Some(&"on-arm"), "{out}");
     assert!(row.contains(&"v4.5.6"), "{out}");
     eprintln!("linux/arm64 under qemu:\n{}", out.stdout);
