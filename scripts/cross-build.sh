@@ -19,7 +19,9 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-cache=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
+# shellcheck source=cache.sh
+source "$root/scripts/cache.sh"
+cache=$TRUSSIUM_CACHE
 package=${1:?usage: scripts/cross-build.sh <package> <out dir> <target>...}
 out=${2:?usage: scripts/cross-build.sh <package> <out dir> <target>...}
 shift 2
@@ -47,11 +49,9 @@ export PATH="$tools:$PATH"
 export CARGO_ZIGBUILD_ZIG_PATH="$tools/zig"
 
 mkdir -p "$target_dir"
-exec 7>"$target_dir.lock"
-if ! flock -n 7; then
-  echo "cross-build: another build uses $target_dir; waiting for it" >&2
-  flock 7
-fi
+# shellcheck source=lock.sh
+source "$root/scripts/lock.sh"
+wait_for_lock 7 "$target_dir.lock" echo "cross-build: another build uses $target_dir; waiting for it"
 
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done

@@ -10,7 +10,9 @@ set -euo pipefail
 
 # shellcheck source=need.sh
 source "$(dirname "$0")/need.sh"
-cache=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
+# shellcheck source=cache.sh
+source "$(dirname "$0")/cache.sh"
+cache=$TRUSSIUM_CACHE
 zig_version=0.17.1
 zigbuild_version=0.24.0
 targets=(

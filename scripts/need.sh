@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Sourced by the scripts that need system packages:
 #   need <command> <Debian package>   installs the package when the command is missing
+#   need_for_checks                   installs what make lint and make test use
 #   apt_install <Debian package>...   installs packages
 # with apt (as root, or through sudo); where that cannot work, says in one
 # line what to install and exits.
@@ -21,4 +22,34 @@ apt_install() {
 
 need() {
   command -v "$1" >/dev/null || apt_install "$2"
+}
+
+# The commands make lint and make test use that a fresh Debian lacks, all
+# installed in one apt run (CI's first step; make test's too, so that a
+# missing one shows there).
+need_for_checks() {
+  # command -> Debian package providing it
+  local -A packages=(
+    [make]=make
+    [openssl]=openssl
+    [cc]=gcc # the Rust linker driver, and C code of some crates
+    [setsid]=util-linux
+    [awk]=mawk
+    [base64]=coreutils
+    [sha256sum]=coreutils
+    # The operator image, its SBOM referrers and the container test (make
+    # image, make release, make test).
+    [buildah]=buildah
+    [jq]=jq
+    [runc]=runc
+    [umoci]=umoci
+  )
+  local missing=() tool
+  for tool in "${!packages[@]}"; do
+    command -v "$tool" >/dev/null || missing+=("${packages[$tool]}")
+  done
+  [ "${#missing[@]}" -gt 0 ] || return 0
+  # libc6-dev comes with gcc's recommends; ask for it so that linking works.
+  # shellcheck disable=SC2046 # one package a word
+  apt_install $(printf '%s\n' "${missing[@]}" | sort -u) libc6-dev ca-certificates
 }

@@ -33,7 +33,9 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-cache=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
+# shellcheck source=cache.sh
+source "$root/scripts/cache.sh"
+cache=$TRUSSIUM_CACHE
 dist=${DIST_DIR:-$root/dist}
 profile=${PROFILE:-release}
 

@@ -26,17 +26,18 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=progress.sh
 source "$root/scripts/progress.sh"
-cache=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
+# shellcheck source=cache.sh
+source "$root/scripts/cache.sh"
+cache=$TRUSSIUM_CACHE
 name=${1:?usage: scripts/tool.sh <name> (a directory tools/<name>/ or a file tools/<name>.crate)}
 dir=$root/tools/$name
 crate_file=$root/tools/$name.crate
 
 mkdir -p "$cache/tools" "$cache/logs"
-exec 9>"$cache/tools/$name.lock"
-if ! flock -n 9; then
-  echo "waiting for another build of $name on this machine to finish" >&2
-  flock 9
-fi
+# shellcheck source=lock.sh
+source "$root/scripts/lock.sh"
+wait_for_lock 9 "$cache/tools/$name.lock" \
+  echo "waiting for another build of $name on this machine to finish"
 
 log=$cache/logs/tool-$name.log
 # build <out dir> <binary> <what> <command...>: runs the build into a fresh

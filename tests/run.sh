@@ -8,6 +8,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=cluster/env.sh
 source "$here/cluster/env.sh"
 cd "$TRUSSIUM_ROOT"
+# shellcheck source=../scripts/need.sh
+source "$here/../scripts/need.sh"
+need_for_checks
 
 # Cluster tests fail (never skip) when the cluster is unreachable.
 export TRUSSIUM_CLUSTER=1
@@ -17,12 +20,10 @@ export RUST_TEST_THREADS=${RUST_TEST_THREADS:-4}
 logs_copy=$TRUSSIUM_ROOT/target/cluster-logs
 
 # One make test at a time per checkout: each replaces the cluster.
-mkdir -p "$TRUSSIUM_ROOT/target"
-exec 9>"$TRUSSIUM_ROOT/target/make-test.lock"
-if ! flock -n 9; then
-  echo "make test: another make test runs in this checkout; waiting for it" >&2
-  flock 9
-fi
+# shellcheck source=../scripts/lock.sh
+source "$here/../scripts/lock.sh"
+wait_for_lock 9 "$TRUSSIUM_ROOT/target/make-test.lock" \
+  echo "make test: another make test runs in this checkout; waiting for it"
 
 phase_names=()
 phase_times=()

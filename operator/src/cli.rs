@@ -73,10 +73,12 @@ pub struct Cli {
     pub log_format: LogFormat,
 
     /// Where /metrics is served: `:8080`, `host:port`, or `0` for nowhere.
+    /// Port 0 (`127.0.0.1:0`) takes a free port, logged as `serving`.
     #[arg(long, default_value = ":8080", value_parser = parse_bind_address)]
     pub metrics_bind_address: BindAddress,
 
     /// Where /healthz and /readyz are served: `:8081`, `host:port`, or `0`.
+    /// Port 0 takes a free port, as for --metrics-bind-address.
     #[arg(long, default_value = ":8081", value_parser = parse_bind_address)]
     pub health_probe_bind_address: BindAddress,
 

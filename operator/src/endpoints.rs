@@ -42,6 +42,16 @@ pub enum Routes {
     Probes(Health),
 }
 
+impl Routes {
+    /// Its name in the `serving` log line.
+    fn name(&self) -> &'static str {
+        match self {
+            Routes::Metrics(_) => "metrics",
+            Routes::Probes(_) => "probes",
+        }
+    }
+}
+
 /// Binds now (so that a port in use is a start-up error), serves later.
 pub async fn bind(address: SocketAddr) -> std::io::Result<TcpListener> {
     TcpListener::bind(address).await
@@ -49,6 +59,12 @@ pub async fn bind(address: SocketAddr) -> std::io::Result<TcpListener> {
 
 /// Serves until the process ends.
 pub async fn serve(listener: TcpListener, routes: Routes) {
+    // Port 0 lets the kernel pick a free port; this line says which it
+    // picked (the tests start replicas so, then read it).
+    match listener.local_addr() {
+        Ok(address) => tracing::info!(endpoint = routes.name(), %address, "serving"),
+        Err(err) => tracing::warn!(endpoint = routes.name(), error = %err, "serving"),
+    }
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
@@ -122,6 +138,11 @@ mod tests {
         assert_eq!(
             parse_bind_address("127.0.0.1:9000"),
             Ok(BindAddress(Some(SocketAddr::from(([127, 0, 0, 1], 9000)))))
+        );
+        // Port 0: the kernel picks one (logged as `serving`).
+        assert_eq!(
+            parse_bind_address("127.0.0.1:0"),
+            Ok(BindAddress(Some(SocketAddr::from(([127, 0, 0, 1], 0)))))
         );
         assert!(parse_bind_address("8080").is_err());
         assert!(parse_bind_address(":http").is_err());

@@ -9,7 +9,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../scripts/progress.sh
 source "$here/../../scripts/progress.sh"
-cache=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
+# shellcheck source=../../scripts/cache.sh
+source "$here/../../scripts/cache.sh"
+# shellcheck source=../../scripts/lock.sh
+source "$here/../../scripts/lock.sh"
+cache=$TRUSSIUM_CACHE
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 
 k8s_version=v1.36.4
@@ -64,11 +68,8 @@ version_ldflags() {
 mkdir -p "$cache/bin" "$cache/logs"
 # One build at a time per machine: checkouts (and make test beside make demo)
 # share the cache, and two builds would write the same temporary directory.
-exec 8>"$cache/control-plane.lock"
-if ! flock -n 8; then
+wait_for_lock 8 "$cache/control-plane.lock" \
   step "waiting for another build of the control plane on this machine to finish"
-  flock 8
-fi
 build etcd "$etcd_version" "about a minute" "" etcd=go.etcd.io/etcd/server/v3
 build kwok "$kwok_version" "about 2 minutes" "-X sigs.k8s.io/kwok/pkg/consts.Version=$kwok_version" \
   kwok=sigs.k8s.io/kwok/cmd/kwok

@@ -6,7 +6,8 @@
 # from the environment, e.g. to run a second cluster beside the first.
 
 TRUSSIUM_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-TRUSSIUM_CACHE=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
+# shellcheck source=../../scripts/cache.sh
+source "$TRUSSIUM_ROOT/scripts/cache.sh"
 TRUSSIUM_BIN=$TRUSSIUM_CACHE/bin
 TRUSSIUM_CLUSTER_DIR=${TRUSSIUM_CLUSTER_DIR:-$TRUSSIUM_ROOT/.cluster}
 TRUSSIUM_KUBECONFIG=${TRUSSIUM_KUBECONFIG:-$TRUSSIUM_CLUSTER_DIR/admin.kubeconfig}

@@ -9,7 +9,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../scripts/progress.sh
 source "$here/../../scripts/progress.sh"
-cache=${TRUSSIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trussium}
+# shellcheck source=../../scripts/cache.sh
+source "$here/../../scripts/cache.sh"
+# shellcheck source=../../scripts/lock.sh
+source "$here/../../scripts/lock.sh"
+cache=$TRUSSIUM_CACHE
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 
 version=v0.4.3
@@ -20,11 +24,8 @@ out="$cache/krew-$version-$key"
 # (Unlocked, one build's clean-up removed the other's binaries, and a cache
 # without kubectl-krew was marked complete.)
 mkdir -p "$cache/logs"
-exec 9>"$cache/krew.lock"
-if ! flock -n 9; then
+wait_for_lock 9 "$cache/krew.lock" \
   step "waiting for another build of krew on this machine to finish"
-  flock 9
-fi
 complete() { [ -f "$out/.complete" ] && [ -x "$out/kubectl-krew" ] && [ -x "$out/validate-krew-manifest" ]; }
 # go_build <output> <ldflags> <package>
 go_build() ( cd "$here" && go build -trimpath -ldflags "-s -w $2" -o "$1" "$3" )

@@ -4,7 +4,6 @@
 //! own Deployment never runs in the test cluster; this is how an install
 //! surface is proven to give a working operator.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
@@ -16,7 +15,8 @@ use kube::{Client, ResourceExt};
 use tokio::process::{Child, Command};
 
 use crate::{
-    BoxError, Error, e2e_dir, free_port, http_get, kubeconfig_for_service_account, operator_binary,
+    ANY_LOOPBACK_PORT, BoxError, Endpoint, Error, LoggedEndpoints, e2e_dir, http_get,
+    kubeconfig_for_service_account, operator_binary,
 };
 
 /// A running operator started from a Deployment; killed when dropped.
@@ -24,10 +24,9 @@ pub struct DeployedOperator {
     child: Child,
     /// Its standard output and error.
     pub log: PathBuf,
-    /// Where its `/metrics` is served (a free loopback port).
-    pub metrics: SocketAddr,
-    /// Where its `/healthz` and `/readyz` are served.
-    pub probes: SocketAddr,
+    /// Where its `/metrics` and probes are served (loopback ports the
+    /// kernel picks).
+    endpoints: LoggedEndpoints,
     /// The arguments it was started with.
     pub args: Vec<String>,
 }
@@ -47,8 +46,8 @@ fn container(deployment: &Deployment) -> Result<&Container, Error> {
 }
 
 /// The container's arguments, with the metrics and probe addresses moved to
-/// `metrics` and `probes` (the process shares the host's network).
-pub fn local_args(container: &Container, metrics: SocketAddr, probes: SocketAddr) -> Vec<String> {
+/// loopback ports the kernel picks (the process shares the host's network).
+pub fn local_args(container: &Container) -> Vec<String> {
     container
         .args
         .clone()
@@ -56,9 +55,9 @@ pub fn local_args(container: &Container, metrics: SocketAddr, probes: SocketAddr
         .into_iter()
         .map(|arg| {
             if arg.starts_with("--metrics-bind-address=") {
-                format!("--metrics-bind-address={metrics}")
+                format!("--metrics-bind-address={ANY_LOOPBACK_PORT}")
             } else if arg.starts_with("--health-probe-bind-address=") {
-                format!("--health-probe-bind-address={probes}")
+                format!("--health-probe-bind-address={ANY_LOOPBACK_PORT}")
             } else {
                 arg
             }
@@ -91,9 +90,7 @@ impl DeployedOperator {
         let kubeconfig = dir.join(format!("{pod_name}.kubeconfig"));
         kubeconfig_for_service_account(admin, &namespace, &account, &kubeconfig).await?;
 
-        let metrics: SocketAddr = ([127, 0, 0, 1], free_port()?).into();
-        let probes: SocketAddr = ([127, 0, 0, 1], free_port()?).into();
-        let args = local_args(container, metrics, probes);
+        let args = local_args(container);
         let mut command = Command::new(operator_binary());
         command.args(&args).env("KUBECONFIG", &kubeconfig);
         for var in container.env.iter().flatten() {
@@ -118,6 +115,7 @@ impl DeployedOperator {
         }
         let log = dir.join(format!("{pod_name}.log"));
         let out = std::fs::File::create(&log).map_err(|e| Error::io(&log, e))?;
+        let endpoints = LoggedEndpoints::before_start(&log);
         let err = out.try_clone().map_err(|e| Error::io(&log, e))?;
         let child = command
             .stdin(Stdio::null())
@@ -129,15 +127,15 @@ impl DeployedOperator {
         Ok(DeployedOperator {
             child,
             log,
-            metrics,
-            probes,
+            endpoints,
             args,
         })
     }
 
     /// Its `/metrics` text.
     pub async fn scrape(&self) -> Result<String, BoxError> {
-        let (status, body) = http_get(self.metrics, "/metrics").await?;
+        let address = self.endpoints.address(Endpoint::Metrics).await?;
+        let (status, body) = http_get(address, "/metrics").await?;
         if status != 200 {
             return Err(Error::Check(format!("/metrics answered {status}: {body}")).into());
         }
@@ -180,17 +178,13 @@ mod tests {
             ]),
             ..Container::default()
         };
-        let args = local_args(
-            &container,
-            ([127, 0, 0, 1], 1000).into(),
-            ([127, 0, 0, 1], 1001).into(),
-        );
+        let args = local_args(&container);
         assert_eq!(
             args,
             [
                 "--leader-elect",
-                "--metrics-bind-address=127.0.0.1:1000",
-                "--health-probe-bind-address=127.0.0.1:1001",
+                "--metrics-bind-address=127.0.0.1:0",
+                "--health-probe-bind-address=127.0.0.1:0",
                 "--namespace=team"
             ]
         );

@@ -16,7 +16,6 @@ use futures::FutureExt;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::events::v1::Event;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, Resource, ResourceExt};
 use serde_json::{Value, json};
@@ -27,7 +26,7 @@ use crate::{
     Audit, AuditEvent, AuditMark, BoxError, CONVERGE, EVENTS_LAG, Error, Kubectl, OPERATOR_USER,
     Operator, QUIET_AFTER_SETTLING, Relay, SeenEvent, TestNamespace, TestResult,
     admin_kubeconfig_path, api_server_address, condition, condition_summary, describe_events,
-    holds_for, kubectl, pairs, require_cluster, wait_for,
+    holds_for, kubectl, pairs, require_cluster, secret, wait_for,
 };
 
 /// One test's world: its namespace, its operator and the audit log (and the
@@ -223,19 +222,8 @@ impl Harness {
         value: &str,
         annotations: BTreeMap<String, String>,
     ) -> TestResult {
-        let secret = Secret {
-            metadata: ObjectMeta {
-                name: Some(name.into()),
-                annotations: (!annotations.is_empty()).then_some(annotations),
-                ..ObjectMeta::default()
-            },
-            data: Some(BTreeMap::from([(
-                key.to_string(),
-                ByteString(value.as_bytes().to_vec()),
-            )])),
-            type_: Some("Opaque".into()),
-            ..Secret::default()
-        };
+        let mut secret = secret(name, key, value);
+        secret.metadata.annotations = (!annotations.is_empty()).then_some(annotations);
         self.secrets()
             .create(&PostParams::default(), &secret)
             .await?;

@@ -8,7 +8,7 @@
 //!
 //! One module per concept; everything is re-exported at the crate root
 //! (`use trussium_e2e::{with_operator, wait_for, ...}`). What only one area
-//! of tests asserts stays in that area's `*_support.rs`.
+//! of tests asserts stays in that area's `support.rs` (`tests/cluster/<area>/`).
 //!
 //! Cluster tests are marked `#[ignore = "needs the local cluster (make test)"]`
 //! and start with [`require_cluster`].
@@ -18,6 +18,7 @@ mod cluster;
 mod crd;
 mod deployed;
 mod deployment;
+mod endpoints;
 mod error;
 mod events;
 mod harness;
@@ -28,6 +29,7 @@ pub mod metrics;
 mod namespace;
 pub mod oci;
 mod operator;
+mod permissions;
 mod plugin;
 mod relay;
 mod release;
@@ -50,6 +52,7 @@ pub use cluster::{
 pub use crd::install_crd;
 pub use deployed::DeployedOperator;
 pub use deployment::deployment_condition;
+pub use endpoints::{ANY_LOOPBACK_PORT, Endpoint, LoggedEndpoints, serving};
 pub use error::{BoxError, Error, TestResult, ensure};
 pub use events::{
     REPORTING_CONTROLLER, SeenEvent, check_first_rollout_events, describe_events,
@@ -63,6 +66,7 @@ pub use namespace::{TEST_NAMESPACE_LABEL, TestNamespace};
 pub use operator::{
     OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, Operator, install, operator_binary,
 };
+pub use permissions::{create_service_account, grant, may, rule};
 pub use plugin::{
     PluginOutput, ensure_contains, ensure_exit, kubectl_trussium, kubectl_trussium_as, path_with,
     plugin, plugin_dir, plugin_in, run_to_end, target_debug_dir,
@@ -72,11 +76,10 @@ pub use release::{
     LockedCrate, RELEASE_DIST_ENV, VERSION, binary_kind, cargo_lock, crates_named_in,
     image_archive, release_dist,
 };
-pub use replica::{
-    Identity, LEADER_ELECTION_ROLE, Memory, Replica, free_port, install_leader_election_rbac,
-};
+pub use replica::{Identity, LEADER_ELECTION_ROLE, Memory, Replica, install_leader_election_rbac};
 pub use runtimes::{
     NEVER_READY_IMAGE, NEW_TAG, OLD_TAG, REPOSITORY, image, merge, minimal, openai_runtime, sample,
+    secret,
 };
 pub use scrape::{HttpResponse, http_get, http_request};
 pub use status::{all_ready, condition, condition_summary, is_ready};

@@ -280,7 +280,7 @@ fn quiet_defaults(args: &[String]) -> Vec<&'static str> {
 
 /// `text` without ANSI colour sequences (`ESC [ ... m`), as the operator's
 /// log has them.
-fn without_colours(text: &str) -> String {
+pub(crate) fn without_colours(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars();
     while let Some(c) = chars.next() {

@@ -83,6 +83,19 @@ pub struct PluginOutput {
     pub stderr: String,
 }
 
+impl PluginOutput {
+    /// The columns of the first row under a table's header (`status`'s
+    /// list: the first runtime); empty when there is none.
+    pub fn first_row(&self) -> Vec<&str> {
+        self.stdout
+            .lines()
+            .nth(1)
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect()
+    }
+}
+
 impl std::fmt::Display for PluginOutput {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
@@ -161,5 +174,23 @@ pub fn ensure_contains(text: &str, needles: &[&str], context: &PluginOutput) -> 
     match needles.iter().find(|n| !text.contains(**n)) {
         None => Ok(()),
         Some(missing) => Err(format!("expected {missing:?} in the output\n{context}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PluginOutput;
+
+    #[test]
+    fn the_first_row_is_the_one_under_the_header() {
+        let out = |stdout: &str| PluginOutput {
+            code: 0,
+            stdout: stdout.into(),
+            stderr: String::new(),
+        };
+        let table = out("NAME  READY  IMAGE\nweb   1/1    v1\napi   0/1    v2\n");
+        assert_eq!(table.first_row(), ["web", "1/1", "v1"]);
+        assert!(out("NAME  READY\n").first_row().is_empty());
+        assert!(out("").first_row().is_empty());
     }
 }

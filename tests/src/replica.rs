@@ -1,8 +1,8 @@
 //! Operator replicas as production runs them: each process as a
 //! ServiceAccount of its own (so the audit log tells them apart) with the
-//! operator's permissions, its metrics and probes on free loopback ports.
+//! operator's permissions, its metrics and probes on loopback ports the
+//! kernel picks (read from its log).
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::time::Duration;
@@ -16,19 +16,14 @@ use tokio::process::Child;
 
 use crate::operator::operator_command;
 use crate::{
-    BoxError, OPERATOR_NAMESPACE, TestResult, e2e_dir, http_get, kubeconfig_for_service_account,
-    metric, operator_binary, repo_root, service_account_username, wait_for,
+    ANY_LOOPBACK_PORT, BoxError, Endpoint, LoggedEndpoints, OPERATOR_NAMESPACE, TestResult,
+    e2e_dir, http_get, kubeconfig_for_service_account, metric, operator_binary, repo_root,
+    service_account_username, wait_for,
 };
 
 /// The Role of deploy/rbac that lets the operator hold its Lease.
 pub const LEADER_ELECTION_ROLE: &str = "trussium-operator-leader-election";
 const FIELD_MANAGER: &str = "trussium-e2e-production";
-
-/// A port nobody listens on right now (the kernel's pick).
-pub fn free_port() -> Result<u16, BoxError> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-    Ok(listener.local_addr()?.port())
-}
 
 /// Applies deploy/rbac's leader-election Role and RoleBinding.
 pub async fn install_leader_election_rbac(admin: &Client) -> TestResult {
@@ -124,13 +119,13 @@ impl Identity {
     }
 }
 
-/// One operator process, as `identity`, with metrics and probes on free
-/// loopback ports. Killed when dropped.
+/// One operator process, as `identity`, with metrics and probes on
+/// loopback ports the kernel picks. Killed when dropped.
 pub struct Replica {
     pub name: String,
-    pub metrics: SocketAddr,
-    pub probes: SocketAddr,
     pub log: PathBuf,
+    /// Where the process started last serves.
+    endpoints: LoggedEndpoints,
     kubeconfig: PathBuf,
     args: Vec<String>,
     child: Option<Child>,
@@ -154,13 +149,10 @@ impl Replica {
         kubeconfig: PathBuf,
         args: &[String],
     ) -> Result<Replica, BoxError> {
-        let metrics = SocketAddr::from(([127, 0, 0, 1], free_port()?));
-        let probes = SocketAddr::from(([127, 0, 0, 1], free_port()?));
         let log = e2e_dir().join(format!("{name}.operator.log"));
         let mut replica = Replica {
             name: name.to_string(),
-            metrics,
-            probes,
+            endpoints: LoggedEndpoints::before_start(&log),
             log,
             kubeconfig,
             args: args.to_vec(),
@@ -171,10 +163,12 @@ impl Replica {
     }
 
     fn spawn(&mut self) -> TestResult {
+        // A fresh process binds fresh ports: its own lines of the log say which.
+        self.endpoints = LoggedEndpoints::before_start(&self.log);
         let child = operator_command(&[operator_binary().into()], &self.kubeconfig, &self.log)?
             .args(&self.args)
-            .arg(format!("--metrics-bind-address={}", self.metrics))
-            .arg(format!("--health-probe-bind-address={}", self.probes))
+            .arg(format!("--metrics-bind-address={ANY_LOOPBACK_PORT}"))
+            .arg(format!("--health-probe-bind-address={ANY_LOOPBACK_PORT}"))
             .env("POD_NAME", &self.name)
             .spawn()?;
         self.child = Some(child);
@@ -230,7 +224,8 @@ impl Replica {
 
     /// The /metrics text.
     pub async fn scrape(&self) -> Result<String, BoxError> {
-        let (status, body) = http_get(self.metrics, "/metrics").await?;
+        let address = self.endpoints.address(Endpoint::Metrics).await?;
+        let (status, body) = http_get(address, "/metrics").await?;
         if status != 200 {
             return Err(format!("/metrics of {} answered {status}: {body}", self.name).into());
         }
@@ -244,7 +239,8 @@ impl Replica {
 
     /// The status code of a probe path (`/healthz`, `/readyz`).
     pub async fn probe(&self, path: &str) -> Result<u16, BoxError> {
-        Ok(http_get(self.probes, path).await?.0)
+        let address = self.endpoints.address(Endpoint::Probes).await?;
+        Ok(http_get(address, path).await?.0)
     }
 
     /// Waits until `/readyz` answers 200.

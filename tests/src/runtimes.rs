@@ -1,6 +1,12 @@
 //! TrussiumRuntime manifests the tests create: the samples of
-//! `deploy/samples/`, and runtimes of our image at a given tag.
+//! `deploy/samples/`, runtimes of our image at a given tag, and the Secrets
+//! they reference.
 
+use std::collections::BTreeMap;
+
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::ObjectMeta;
 use serde_json::{Value, json};
 
 use crate::{BoxError, repo_root};
@@ -12,6 +18,23 @@ pub const OLD_TAG: &str = "v1.22.0";
 pub const NEW_TAG: &str = "v1.23.0";
 /// The image whose pods KWOK never makes ready (for failed-rollout tests).
 pub const NEVER_READY_IMAGE: &str = "registry.invalid/trussium:never-ready";
+
+/// An Opaque Secret `name` with one `key` (a test value, never a real one),
+/// as runtimes reference their credentials.
+pub fn secret(name: &str, key: &str, value: &str) -> Secret {
+    Secret {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            ..ObjectMeta::default()
+        },
+        data: Some(BTreeMap::from([(
+            key.to_string(),
+            ByteString(value.as_bytes().to_vec()),
+        )])),
+        type_: Some("Opaque".into()),
+        ..Secret::default()
+    }
+}
 
 /// `repository:tag` of our image.
 pub fn image(tag: &str) -> String {

@@ -8,9 +8,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::authorization::v1::{
-    ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
-};
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Patch, PatchParams, PostParams};
@@ -21,7 +18,7 @@ use trussium_e2e::manifests::{copy_dir, run_tool, values_file};
 use trussium_e2e::metrics::{samples, sum};
 use trussium_e2e::{
     DeployedOperator, TestNamespace, admin_kubeconfig_path, client_as_service_account,
-    kubectl_path, repo_root, require_cluster, wait_for,
+    kubectl_path, may, repo_root, require_cluster, wait_for,
 };
 
 use crate::support::{BoxError, TestResult, chart_dir, helm_ok, one_at_a_time};
@@ -129,26 +126,6 @@ fn args(deployment: &Deployment) -> Vec<String> {
         .and_then(|s| s.containers.first())
         .and_then(|c| c.args.clone())
         .unwrap_or_default()
-}
-
-async fn may(client: &Client, verb: &str, namespace: Option<&str>) -> Result<bool, BoxError> {
-    let review = SelfSubjectAccessReview {
-        spec: SelfSubjectAccessReviewSpec {
-            resource_attributes: Some(ResourceAttributes {
-                group: Some("runtime.trussium.io".into()),
-                resource: Some("trussiumruntimes".into()),
-                verb: Some(verb.into()),
-                namespace: namespace.map(Into::into),
-                ..ResourceAttributes::default()
-            }),
-            ..SelfSubjectAccessReviewSpec::default()
-        },
-        ..SelfSubjectAccessReview::default()
-    };
-    let answer = Api::<SelfSubjectAccessReview>::all(client.clone())
-        .create(&PostParams::default(), &review)
-        .await?;
-    Ok(answer.status.is_some_and(|s| s.allowed))
 }
 
 /// The Ready series of runtime `namespace/name` in a scrape.
@@ -259,7 +236,15 @@ async fn helm_install_upgrade_and_uninstall_run_the_operator_and_keep_the_runtim
         "a Role in the watched namespace"
     );
     let as_operator = client_as_service_account(&admin, &ns.name, fullname).await?;
-    let operator_may = |namespace| may(&as_operator, "list", namespace);
+    let operator_may = |namespace| {
+        may(
+            &as_operator,
+            "list",
+            "runtime.trussium.io",
+            "trussiumruntimes",
+            namespace,
+        )
+    };
     assert!(!operator_may(None).await?, "no cluster-wide reads left");
     assert!(
         operator_may(Some(apps.name.as_str())).await?,

@@ -5,15 +5,14 @@
 
 use std::time::Duration;
 
-use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
-use kube::api::{ObjectMeta, PostParams};
+use kube::api::PostParams;
 use serde_json::json;
 use trussium_api::{TrussiumRuntime, condition_type};
 use trussium_e2e::{
     BoxError, CONVERGE, Identity, Replica, TestNamespace, TestResult, condition, install, is_ready,
-    minimal, require_cluster, wait_for,
+    minimal, require_cluster, secret, wait_for,
 };
 
 /// After the woken runtime has converged: time for anything else to wake.
@@ -102,20 +101,7 @@ async fn a_secret_wakes_only_the_runtimes_of_its_namespace_that_reference_it() -
         tokio::time::sleep(AFTERMATH).await;
 
         let from = operator.log_text().len();
-        let secret = Secret {
-            metadata: ObjectMeta {
-                name: Some("creds".into()),
-                ..ObjectMeta::default()
-            },
-            data: Some(
-                [(
-                    "api-key".to_string(),
-                    ByteString(b"not-a-real-key".to_vec()),
-                )]
-                .into(),
-            ),
-            ..Secret::default()
-        };
+        let secret = secret("creds", "api-key", "not-a-real-key");
         home.api::<Secret>().create(&pp, &secret).await?;
         wait_for("home/uses to find its Secret", CONVERGE, async || {
             Ok(configuration(&home_rts, "uses")

@@ -22,10 +22,10 @@ use tokio::time::Instant;
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::oci::{Index, Layout};
 use trussium_e2e::{
-    Audit, BoxError, OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, TestNamespace,
-    TestResult, VERSION, admin_kubeconfig, e2e_dir, free_port, http_get, image_archive, install,
-    install_leader_election_rbac, is_ready, minimal, release_dist, repo_root, require_cluster,
-    wait_for,
+    ANY_LOOPBACK_PORT, Audit, BoxError, Endpoint, LoggedEndpoints, OPERATOR_NAMESPACE,
+    OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, TestNamespace, TestResult, VERSION, admin_kubeconfig,
+    e2e_dir, http_get, image_archive, install, install_leader_election_rbac, is_ready, minimal,
+    release_dist, repo_root, require_cluster, wait_for,
 };
 
 const START: Duration = Duration::from_secs(90);
@@ -134,13 +134,12 @@ fn apiserver_port() -> Result<String, BoxError> {
 /// Rewrites umoci's config.json into what the kubelet would run, from the
 /// shipped Deployment. The container shares the host's network (where the
 /// API server listens on loopback), so the metrics and probe ports of the
-/// manifest become free ports; everything else is the manifest's.
+/// manifest become loopback ports the kernel picks (the container logs
+/// which); everything else is the manifest's.
 fn container_config(
     config: &mut Value,
     deployment: &Deployment,
     service_account: &Path,
-    metrics: u16,
-    probes: u16,
 ) -> Result<(), BoxError> {
     let pod = deployment
         .spec
@@ -159,9 +158,9 @@ fn container_config(
     let mut args = entrypoint;
     for arg in container.args.clone().unwrap_or_default() {
         let arg = match arg.as_str() {
-            "--metrics-bind-address=:8080" => format!("--metrics-bind-address=127.0.0.1:{metrics}"),
+            "--metrics-bind-address=:8080" => format!("--metrics-bind-address={ANY_LOOPBACK_PORT}"),
             "--health-probe-bind-address=:8081" => {
-                format!("--health-probe-bind-address=127.0.0.1:{probes}")
+                format!("--health-probe-bind-address={ANY_LOOPBACK_PORT}")
             }
             _ => arg,
         };
@@ -277,11 +276,10 @@ async fn the_image_runs_as_a_container_with_in_cluster_configuration() -> TestRe
     .await?;
     let service_account = work.join("serviceaccount");
     service_account_dir(&admin, &service_account).await?;
-    let (metrics, probes) = (free_port()?, free_port()?);
     let config_path = bundle.join("config.json");
     let mut config: Value = serde_json::from_str(&std::fs::read_to_string(&config_path)?)?;
     let deployment = shipped_deployment()?;
-    container_config(&mut config, &deployment, &service_account, metrics, probes)?;
+    container_config(&mut config, &deployment, &service_account)?;
     std::fs::write(&config_path, serde_json::to_string_pretty(&config)?)?;
 
     // A runtime that waits for the operator: its first status is the first reconcile.
@@ -298,6 +296,7 @@ async fn the_image_runs_as_a_container_with_in_cluster_configuration() -> TestRe
     let id = ns.name.clone();
     let log = work.join("container.log");
     let out = std::fs::File::create(&log)?;
+    let endpoints = LoggedEndpoints::before_start(&log);
     let started = Instant::now();
     let mut container = Command::new("runc")
         .args([
@@ -326,7 +325,7 @@ async fn the_image_runs_as_a_container_with_in_cluster_configuration() -> TestRe
             "container start to first reconcile: {:.2}s",
             started.elapsed().as_secs_f64()
         );
-        let probes_address = std::net::SocketAddr::from(([127, 0, 0, 1], probes));
+        let probes_address = endpoints.address(Endpoint::Probes).await?;
         wait_for("the container's /readyz", START, async || {
             Ok(matches!(http_get(probes_address, "/readyz").await, Ok((200, _))).then_some(()))
         })
@@ -364,7 +363,7 @@ async fn the_image_runs_as_a_container_with_in_cluster_configuration() -> TestRe
         let (uid, read_only) = process_facts(pid)?;
         assert_eq!(uid, "65532", "runs as the manifest's user");
         assert!(read_only, "the root filesystem is read-only");
-        let metrics_address = std::net::SocketAddr::from(([127, 0, 0, 1], metrics));
+        let metrics_address = endpoints.address(Endpoint::Metrics).await?;
         let (code, text) = http_get(metrics_address, "/metrics").await?;
         assert_eq!(code, 200);
         assert!(

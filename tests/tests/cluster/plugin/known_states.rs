@@ -1,25 +1,24 @@
 //! `kubectl trussium` as users run it: the real binary, found by the real
 //! kubectl on PATH, against runtimes put into known states by writing their
 //! status as the admin, for the states the operator does not hold still for
-//! (see plugin_operator.rs for the plugin against the real operator): a spec
+//! (see converged.rs for the plugin against the real operator): a spec
 //! ahead of its status, chosen Event histories, no status at all, no operator
 //! (upgrade --wait's timeout), RBAC refusals, and completion.
 
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::core::v1::ServiceAccount;
-use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
+use k8s_openapi::api::rbac::v1::PolicyRule;
 use kube::Api;
-use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
+use kube::api::{Patch, PatchParams};
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    Error, REPOSITORY, TestNamespace, image, install_crd, kubeconfig_for_service_account,
-    kubectl_trussium, kubectl_trussium_as, path_with, plugin, plugin_dir, require_cluster,
-    run_to_end,
+    Error, REPOSITORY, TestNamespace, create_service_account, grant, image, install_crd,
+    kubeconfig_for_service_account, kubectl_trussium, kubectl_trussium_as, path_with, plugin,
+    plugin_dir, require_cluster, rule, run_to_end,
 };
 
-use crate::plugin_support::*;
+use super::support::*;
 
 const QUICK: Duration = Duration::from_secs(30);
 
@@ -364,7 +363,7 @@ async fn upgrade_changes_only_the_image() -> Result<(), Error> {
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 // upgrade --wait's exit codes 0 and 3 (and rollback's) are tested against
-// the real operator in plugin_operator.rs; this timeout is the one with no
+// the real operator in converged.rs; this timeout is the one with no
 // operator at all, which status cannot show otherwise.
 async fn upgrade_wait_exits_4_on_timeout() -> Result<(), Error> {
     let (ns, api) = setup("plugin-wait-timeout").await?;
@@ -640,60 +639,13 @@ async fn service_account_kubeconfig(
     name: &str,
     rules: Vec<PolicyRule>,
 ) -> Result<std::path::PathBuf, Error> {
-    let sa = ServiceAccount {
-        metadata: ObjectMeta {
-            name: Some(name.to_string()),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    ns.api::<ServiceAccount>()
-        .create(&PostParams::default(), &sa)
-        .await?;
+    create_service_account(ns, name).await?;
     if !rules.is_empty() {
-        let role = Role {
-            metadata: ObjectMeta {
-                name: Some(name.to_string()),
-                ..Default::default()
-            },
-            rules: Some(rules),
-        };
-        ns.api::<Role>()
-            .create(&PostParams::default(), &role)
-            .await?;
-        let binding = RoleBinding {
-            metadata: ObjectMeta {
-                name: Some(name.to_string()),
-                ..Default::default()
-            },
-            role_ref: RoleRef {
-                api_group: "rbac.authorization.k8s.io".into(),
-                kind: "Role".into(),
-                name: name.to_string(),
-            },
-            subjects: Some(vec![Subject {
-                kind: "ServiceAccount".into(),
-                name: name.to_string(),
-                namespace: Some(ns.name.clone()),
-                ..Default::default()
-            }]),
-        };
-        ns.api::<RoleBinding>()
-            .create(&PostParams::default(), &binding)
-            .await?;
+        grant(ns, name, rules).await?;
     }
     let path = std::env::temp_dir().join(format!("{}-{name}.kubeconfig", ns.name));
     kubeconfig_for_service_account(&ns.client, &ns.name, name, &path).await?;
     Ok(path)
-}
-
-fn rule(verbs: &[&str], group: &str, resource: &str) -> PolicyRule {
-    PolicyRule {
-        api_groups: Some(vec![group.to_string()]),
-        resources: Some(vec![resource.to_string()]),
-        verbs: verbs.iter().map(|v| v.to_string()).collect(),
-        ..Default::default()
-    }
 }
 
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! Shared by the `api_*` cluster tests: the TrussiumRuntime resource as a
+//! Shared by the `api` cluster tests: the TrussiumRuntime resource as a
 //! dynamic object, and the manifest corpus in `tests/fixtures/`.
 
 use std::path::{Path, PathBuf};
@@ -74,14 +74,21 @@ pub fn fixtures_dir() -> PathBuf {
 
 /// The fixtures of one directory (`invalid` or `valid`), sorted by name.
 pub fn load_fixtures(kind: &str) -> Result<Vec<Fixture>, BoxError> {
-    let dir = fixtures_dir().join(kind);
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+    yaml_files(&fixtures_dir().join(kind))?
+        .iter()
+        .map(|p| read_fixture(p))
+        .collect()
+}
+
+/// The `.yaml` files of `dir`, sorted by name.
+fn yaml_files(dir: &Path) -> Result<Vec<PathBuf>, BoxError> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
         .collect();
     paths.sort();
-    paths.iter().map(|p| read_fixture(p)).collect()
+    Ok(paths)
 }
 
 fn read_fixture(path: &Path) -> Result<Fixture, BoxError> {
@@ -112,14 +119,7 @@ fn read_fixture(path: &Path) -> Result<Fixture, BoxError> {
 
 /// The sample manifests in `deploy/samples/`, sorted by name.
 pub fn samples() -> Result<Vec<(String, PathBuf)>, BoxError> {
-    let dir = repo_root().join("deploy/samples");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    paths.sort();
-    Ok(paths
+    Ok(yaml_files(&repo_root().join("deploy/samples"))?
         .into_iter()
         .map(|p| {
             let stem = p

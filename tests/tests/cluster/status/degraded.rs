@@ -9,8 +9,8 @@ use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 use trussium_api::condition_type;
 
-use crate::status_support::snapshot;
-use crate::status_support::{Expect, StatusRecorder, conditions, settle};
+use super::support::snapshot;
+use super::support::{Expect, StatusRecorder, conditions, settle};
 use trussium_e2e::{
     Harness, OLD_TAG, TestResult, condition, ensure, image, openai_runtime, with_operator,
 };

@@ -2,12 +2,12 @@
 //! real operator in its namespace and drives runtimes it converged (pods made
 //! ready by KWOK), through the real kubectl. Nothing here writes a status.
 //!
-//! The tests in plugin.rs that still write status as the admin need states
+//! The tests in known_states.rs that still write status as the admin need states
 //! the operator does not hold still for: a status older than the spec
 //! (generation not yet observed), chosen Event histories and ages, a runtime
 //! without any status, and an autoscaled runtime's replica count.
 
-use crate::operator_support::PROGRESS_DEADLINE_ARG;
+use crate::operator::support::PROGRESS_DEADLINE_ARG;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
@@ -18,7 +18,7 @@ use trussium_e2e::{
     PluginOutput, ensure_contains, ensure_exit, kubectl_trussium, plugin_dir, plugin_in,
 };
 
-use crate::plugin_support::Running;
+use super::support::Running;
 
 /// The repository of NEVER_READY_IMAGE: its `never-ready` tag is the one KWOK
 /// never makes ready; any other tag becomes ready.
@@ -74,13 +74,7 @@ async fn status_list_watch_scale_upgrade_and_events_on_a_converged_runtime() -> 
         // The list and the detailed view of what the operator reported.
         let out = trussium(h, &["status"]).await?;
         ensure_exit(&out, 0, "status (list)")?;
-        let row: Vec<&str> = out
-            .stdout
-            .lines()
-            .nth(1)
-            .unwrap_or_default()
-            .split_whitespace()
-            .collect();
+        let row = out.first_row();
         if row.get(..6) != Some(&["rt", "2", "2", "ollama", "llama3.2", "v1"][..]) {
             return Err(format!("list row {row:?}\n{out}").into());
         }

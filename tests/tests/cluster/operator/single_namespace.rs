@@ -3,20 +3,16 @@
 //! metadata reads included, and no ClusterRole at all. The overlay's Role is
 //! applied to this test's namespace, and the operator runs with nothing else.
 
-use k8s_openapi::ByteString;
-use k8s_openapi::api::authorization::v1::{
-    ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
-};
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role, RoleBinding};
-use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
+use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, ResourceExt};
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
     BoxError, CONVERGE, Identity, OPERATOR_NAMESPACE, Replica, TestNamespace, TestResult,
-    client_as_service_account, install, is_ready, kustomize, minimal, repo_root, require_cluster,
-    wait_for,
+    client_as_service_account, install, is_ready, kustomize, may, minimal, repo_root,
+    require_cluster, secret, wait_for,
 };
 
 fn overlay<T: serde::de::DeserializeOwned>(file: &str) -> Result<T, BoxError> {
@@ -76,30 +72,6 @@ fn the_overlays_render_what_they_promise() -> TestResult {
     Ok(())
 }
 
-async fn can(
-    client: &kube::Client,
-    verb: &str,
-    resource: &str,
-    namespace: Option<&str>,
-) -> Result<bool, BoxError> {
-    let review = SelfSubjectAccessReview {
-        spec: SelfSubjectAccessReviewSpec {
-            resource_attributes: Some(ResourceAttributes {
-                verb: Some(verb.into()),
-                resource: Some(resource.into()),
-                namespace: namespace.map(Into::into),
-                ..ResourceAttributes::default()
-            }),
-            ..SelfSubjectAccessReviewSpec::default()
-        },
-        ..SelfSubjectAccessReview::default()
-    };
-    let answer = Api::<SelfSubjectAccessReview>::all(client.clone())
-        .create(&PostParams::default(), &review)
-        .await?;
-    Ok(answer.status.is_some_and(|s| s.allowed))
-}
-
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn a_single_namespace_operator_runs_on_a_role_alone() -> TestResult {
@@ -141,17 +113,17 @@ async fn a_single_namespace_operator_runs_on_a_role_alone() -> TestResult {
         // The RBAC authorizer serves from its informer: a RoleBinding just
         // stored takes effect a moment later.
         wait_for("the overlay's Role to take effect", CONVERGE, async || {
-            Ok(can(&as_operator, "watch", "secrets", Some(&ns.name))
+            Ok(may(&as_operator, "watch", "", "secrets", Some(&ns.name))
                 .await?
                 .then_some(()))
         })
         .await?;
         assert!(
-            !can(&as_operator, "list", "secrets", None).await?,
+            !may(&as_operator, "list", "", "secrets", None).await?,
             "no cluster-wide Secret reads"
         );
         assert!(
-            !can(&as_operator, "list", "secrets", Some("default")).await?,
+            !may(&as_operator, "list", "", "secrets", Some("default")).await?,
             "none in other namespaces"
         );
 
@@ -173,20 +145,7 @@ async fn a_single_namespace_operator_runs_on_a_role_alone() -> TestResult {
                 &serde_json::from_value(minimal("web", json!({ "provider": provider }))?)?,
             )
             .await?;
-        let secret = Secret {
-            metadata: ObjectMeta {
-                name: Some("creds".into()),
-                ..ObjectMeta::default()
-            },
-            data: Some(
-                [(
-                    "api-key".to_string(),
-                    ByteString(b"not-a-real-key".to_vec()),
-                )]
-                .into(),
-            ),
-            ..Secret::default()
-        };
+        let secret = secret("creds", "api-key", "not-a-real-key");
         ns.api::<Secret>()
             .create(&PostParams::default(), &secret)
             .await?;

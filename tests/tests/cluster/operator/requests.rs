@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::time::Duration;
 
-use crate::operator_support::PROGRESS_DEADLINE_ARG;
+use super::support::PROGRESS_DEADLINE_ARG;
 use k8s_openapi::NamespaceResourceScope;
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client, Resource, ResourceExt};

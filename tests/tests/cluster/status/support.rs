@@ -1,4 +1,4 @@
-//! Shared by the `status_*` cluster tests (their harness is
+//! Shared by the `status` cluster tests (their harness is
 //! [`trussium_e2e::Harness`]): the exact status a settled step must show and
 //! the wait for it, a recorder of every status a runtime went through, and
 //! the snapshots of each scenario for the GitOps checks.

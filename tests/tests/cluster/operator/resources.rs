@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::operator_support::{
+use super::support::{
     PROGRESS_DEADLINE_ARG, assert_operator_labels, assert_owned_by, at, json_of, operator_labels,
     selector_labels,
 };

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::operator_support::{
+use super::support::{
     PROGRESS_DEADLINE_ARG, ReplicaRecorder, assert_operator_labels, assert_owned_by, at, json_of,
 };
 use k8s_openapi::api::apps::v1::Deployment;

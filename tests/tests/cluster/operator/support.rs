@@ -1,4 +1,4 @@
-//! Shared by the `operator_*` cluster tests (their harness is
+//! Shared by the `operator` cluster tests (their harness is
 //! [`trussium_e2e::Harness`]): the operator's flags in these tests, JSON
 //! helpers, what every owned object carries, and a recorder of every
 //! `spec.replicas` a Deployment passes through.

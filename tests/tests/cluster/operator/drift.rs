@@ -6,7 +6,7 @@ use std::fmt::Debug;
 
 use std::time::Duration;
 
-use crate::operator_support::{PROGRESS_DEADLINE_ARG, assert_operator_labels, at, json_of};
+use super::support::{PROGRESS_DEADLINE_ARG, assert_operator_labels, at, json_of};
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
@@ -115,7 +115,7 @@ where
         .await?;
     eprintln!("{name}: {what} recreated in {:?}", started.elapsed());
     assert_operator_labels(new.meta(), &name, what);
-    crate::operator_support::assert_owned_by(new.meta(), rt, what);
+    super::support::assert_owned_by(new.meta(), rt, what);
     Ok(())
 }
 

@@ -4,9 +4,9 @@
 //! (`tests/fixtures/invalid/`) is refused with the message it documents, and
 //! the valid edge cases (`tests/fixtures/valid/`) are accepted.
 //!
-//! `source tests/cluster/env.sh && cargo test -p trussium-e2e --test cluster api_validation -- --include-ignored`
+//! `source tests/cluster/env.sh && cargo test -p trussium-e2e --test cluster api::validation -- --include-ignored`
 
-use crate::api_support::{CRD_NAME, Fixture, dynamic_api, load_fixtures, refusal_message, samples};
+use super::support::{CRD_NAME, Fixture, dynamic_api, load_fixtures, refusal_message, samples};
 use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use kube::{Api, ResourceExt};
 use serde_json::{Value, json};

@@ -11,7 +11,7 @@ use trussium_e2e::{
     repo_root, require_cluster, run_to_end, target_debug_dir,
 };
 
-use crate::plugin_support::*;
+use super::support::*;
 
 /// Runs a script of the repository and returns its stdout.
 async fn script(path: &str, env: &[(&str, &Path)]) -> Result<String, Error> {
@@ -134,13 +134,7 @@ async fn krew_installs_the_plugin_from_the_local_manifest_and_archive() -> Resul
 
     let out = run_to_end(kubectl(&["trussium", "status", "-n", &ns.name])).await?;
     assert_eq!(out.code, 0, "{out}");
-    let row: Vec<&str> = out
-        .stdout
-        .lines()
-        .nth(1)
-        .unwrap_or_default()
-        .split_whitespace()
-        .collect();
+    let row = out.first_row();
     assert_eq!(
         row[..6],
         ["via-krew", "1", "1", "ollama", "llama3.2", "v1.2.3"],

@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use crate::status_support::{Expect, settle};
+use super::support::{Expect, settle};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service, ServiceAccount};
 use kube::Api;
@@ -20,7 +20,7 @@ use trussium_e2e::{
     openai_runtime, wait_for, with_operator,
 };
 
-use crate::status_support::snapshot;
+use super::support::snapshot;
 
 const N: &str = "Normal";
 const W: &str = "Warning";

@@ -4,7 +4,7 @@
 //! --for=condition=Ready` does on it; and `kubectl wait` after an upgrade
 //! waits for the new pods, like `kubectl rollout status`.
 
-use crate::status_support::{Expect, conditions, settle, snapshot};
+use super::support::{Expect, conditions, settle, snapshot};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;

@@ -2,11 +2,11 @@
 //! `explain`, `get` with the printer columns, the short name and category,
 //! and `scale` through the scale subresource.
 //!
-//! `source tests/cluster/env.sh && cargo test -p trussium-e2e --test cluster api_kubectl -- --include-ignored`
+//! `source tests/cluster/env.sh && cargo test -p trussium-e2e --test cluster api::kubectl -- --include-ignored`
 
 use std::time::Duration;
 
-use crate::api_support::squeeze;
+use super::support::squeeze;
 use kube::Api;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;

@@ -5,16 +5,15 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{ConfigMap, Node, Pod, Secret, ServiceAccount};
-use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
+use k8s_openapi::api::core::v1::{ConfigMap, Node, Pod, Secret};
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::core::PartialObjectMeta;
 use kube::{Api, ResourceExt};
 use serde_json::json;
 use trussium_e2e::{
     Audit, Error, NEVER_READY_IMAGE, TestNamespace, client_as_service_account,
-    deployment_condition, kubeconfig_for_service_account, kubectl_path, require_cluster,
-    service_account_username, wait_for,
+    create_service_account, deployment_condition, grant, kubeconfig_for_service_account,
+    kubectl_path, require_cluster, rule, service_account_username, wait_for,
 };
 
 const ROLLOUT: Duration = Duration::from_secs(60);
@@ -37,66 +36,6 @@ fn deployment(name: &str, replicas: i32, image: &str) -> Result<Deployment, Erro
 
 fn condition(d: &Deployment, type_: &str) -> Option<(String, String)> {
     deployment_condition(d, type_).map(|c| (c.status.clone(), c.reason.clone().unwrap_or_default()))
-}
-
-async fn service_account(ns: &TestNamespace, name: &str) -> Result<(), Error> {
-    let sa = ServiceAccount {
-        metadata: kube::api::ObjectMeta {
-            name: Some(name.to_string()),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    ns.api::<ServiceAccount>()
-        .create(&PostParams::default(), &sa)
-        .await?;
-    Ok(())
-}
-
-/// Grants `verbs` on `resources` (core group) in the namespace to a ServiceAccount.
-async fn grant(
-    ns: &TestNamespace,
-    sa: &str,
-    resources: &[&str],
-    verbs: &[&str],
-) -> Result<(), Error> {
-    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    let role = Role {
-        metadata: kube::api::ObjectMeta {
-            name: Some(sa.to_string()),
-            ..Default::default()
-        },
-        rules: Some(vec![PolicyRule {
-            api_groups: Some(vec![String::new()]),
-            resources: Some(strings(resources)),
-            verbs: strings(verbs),
-            ..Default::default()
-        }]),
-    };
-    let binding = RoleBinding {
-        metadata: kube::api::ObjectMeta {
-            name: Some(sa.to_string()),
-            ..Default::default()
-        },
-        role_ref: RoleRef {
-            api_group: "rbac.authorization.k8s.io".into(),
-            kind: "Role".into(),
-            name: sa.to_string(),
-        },
-        subjects: Some(vec![Subject {
-            kind: "ServiceAccount".into(),
-            name: sa.to_string(),
-            namespace: Some(ns.name.clone()),
-            ..Default::default()
-        }]),
-    };
-    ns.api::<Role>()
-        .create(&PostParams::default(), &role)
-        .await?;
-    ns.api::<RoleBinding>()
-        .create(&PostParams::default(), &binding)
-        .await?;
-    Ok(())
 }
 
 fn is_forbidden<T>(result: &Result<T, kube::Error>) -> bool {
@@ -226,7 +165,7 @@ async fn deleting_an_owner_garbage_collects_its_dependent() -> Result<(), Error>
 async fn service_account_without_permissions_is_denied() -> Result<(), Error> {
     require_cluster();
     let ns = TestNamespace::create("cp-rbac").await?;
-    service_account(&ns, "nobody").await?;
+    create_service_account(&ns, "nobody").await?;
     let nobody = client_as_service_account(&ns.client, &ns.name, "nobody").await?;
 
     let config_maps: Api<ConfigMap> = Api::namespaced(nobody.clone(), &ns.name);
@@ -239,7 +178,7 @@ async fn service_account_without_permissions_is_denied() -> Result<(), Error> {
     assert!(is_forbidden(&nodes.list(&ListParams::default()).await));
 
     // Once granted, the same identity is allowed: the denial was RBAC's.
-    grant(&ns, "nobody", &["configmaps"], &["list"]).await?;
+    grant(&ns, "nobody", vec![rule(&["list"], "", "configmaps")]).await?;
     wait_for(
         "the Role to take effect",
         Duration::from_secs(10),
@@ -261,14 +200,9 @@ async fn service_account_without_permissions_is_denied() -> Result<(), Error> {
 async fn audit_log_counts_exactly_the_writes_of_a_user() -> Result<(), Error> {
     require_cluster();
     let ns = TestNamespace::create("cp-audit").await?;
-    service_account(&ns, "writer").await?;
-    grant(
-        &ns,
-        "writer",
-        &["configmaps"],
-        &["get", "list", "create", "patch", "delete"],
-    )
-    .await?;
+    create_service_account(&ns, "writer").await?;
+    let verbs = ["get", "list", "create", "patch", "delete"];
+    grant(&ns, "writer", vec![rule(&verbs, "", "configmaps")]).await?;
     let writer = client_as_service_account(&ns.client, &ns.name, "writer").await?;
     let user = service_account_username(&ns.name, "writer");
     let config_maps: Api<ConfigMap> = Api::namespaced(writer, &ns.name);
@@ -326,8 +260,8 @@ async fn audit_log_shows_what_a_secret_reader_received() -> Result<(), Error> {
     ns.api::<Secret>()
         .create(&PostParams::default(), &secret)
         .await?;
-    service_account(&ns, "reader").await?;
-    grant(&ns, "reader", &["secrets"], &["get"]).await?;
+    create_service_account(&ns, "reader").await?;
+    grant(&ns, "reader", vec![rule(&["get"], "", "secrets")]).await?;
     let reader = client_as_service_account(&ns.client, &ns.name, "reader").await?;
     let user = service_account_username(&ns.name, "reader");
     let audit = Audit::open()?;
@@ -414,7 +348,7 @@ async fn pods_spread_over_the_fake_nodes_of_both_zones() -> Result<(), Error> {
 async fn service_account_kubeconfig_works_with_kubectl() -> Result<(), Error> {
     require_cluster();
     let ns = TestNamespace::create("cp-kubeconfig").await?;
-    service_account(&ns, "tool").await?;
+    create_service_account(&ns, "tool").await?;
     let path = std::env::temp_dir().join(format!("{}-tool.kubeconfig", ns.name));
     kubeconfig_for_service_account(&ns.client, &ns.name, "tool", &path).await?;
 

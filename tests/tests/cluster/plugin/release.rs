@@ -14,7 +14,7 @@ use trussium_e2e::{
     path_with, plugin, release_dist, repo_root, require_cluster, run_to_end,
 };
 
-use crate::plugin_support::*;
+use super::support::*;
 
 /// Platforms as krew names them, the archive suffix and the binary inside.
 const PLATFORMS: [(&str, &str, &str); 5] = [
@@ -130,13 +130,7 @@ async fn release_archives_hold_a_binary_for_each_platform() -> Result<(), Error>
     );
     let out = command(&qemu, &[&arm_text, "status", "-n", &ns.name], &work).await?;
     assert_eq!(out.code, 0, "{out}");
-    let row: Vec<&str> = out
-        .stdout
-        .lines()
-        .nth(1)
-        .unwrap_or_default()
-        .split_whitespace()
-        .collect();
+    let row = out.first_row();
     assert_eq!(row.first(), Some(&"on-arm"), "{out}");
     assert!(row.contains(&"v4.5.6"), "{out}");
     eprintln!("linux/arm64 under qemu:\n{}", out.stdout);

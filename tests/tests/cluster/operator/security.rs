@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::operator_support::PROGRESS_DEADLINE_ARG;
+use super::support::PROGRESS_DEADLINE_ARG;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Event as CoreEvent, Secret, Service};
 use k8s_openapi::api::events::v1::Event;

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::operator_support::{PROGRESS_DEADLINE_ARG, at, json_of};
+use super::support::{PROGRESS_DEADLINE_ARG, at, json_of};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret, Service, ServiceAccount};
 use kube::ResourceExt;

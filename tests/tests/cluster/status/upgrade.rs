@@ -4,7 +4,7 @@
 //! (progress deadline → UpgradeFailed, Degraded) with the recovery by going
 //! back to the previous tag.
 
-use crate::status_support::{Expect, StatusRecorder, UpgradeStep, conditions, settle};
+use super::support::{Expect, StatusRecorder, UpgradeStep, conditions, settle};
 use serde_json::json;
 use trussium_api::condition_type;
 use trussium_e2e::{
@@ -12,7 +12,7 @@ use trussium_e2e::{
     openai_runtime, with_operator,
 };
 
-use crate::status_support::snapshot;
+use super::support::snapshot;
 
 const N: &str = "Normal";
 const W: &str = "Warning";

@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use crate::status_support::{Expect, conditions, settle};
+use super::support::{Expect, conditions, settle};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
@@ -20,7 +20,7 @@ use trussium_e2e::{
     ensure, holds_for, image, openai_runtime, with_operator,
 };
 
-use crate::status_support::snapshot;
+use super::support::snapshot;
 
 const N: &str = "Normal";
 const W: &str = "Warning";

@@ -1,0 +1,13 @@
+//! `kubectl trussium` through the real kubectl: against runtimes put into
+//! known states by writing their status (`known_states`), against the
+//! operator's converged runtimes (`converged`, `history`), its `install`
+//! command, and the release bundle it ships in (`release`, `krew`).
+
+mod support;
+
+mod converged;
+mod history;
+mod install;
+mod known_states;
+mod krew;
+mod release;
