@@ -84,6 +84,12 @@ pub fn problems(rt: &TrussiumRuntime) -> Vec<Problem> {
         &rules::NAME,
     );
     found.check(name != "default", "metadata.name", &rules::NAME_NOT_DEFAULT);
+    let namespace = rt.metadata.namespace.as_deref();
+    found.check(
+        !(name == "kubernetes" && namespace == Some("default")),
+        "metadata.name",
+        &rules::NAME_NOT_KUBERNETES_IN_DEFAULT,
+    );
 
     let spec = &rt.spec;
     found.replicas(Some(spec.replicas), "spec.replicas");

@@ -60,6 +60,13 @@ pub const NAME_NOT_DEFAULT: Rule = Rule {
     message: "metadata.name must not be default: the runtime's ServiceAccount has the runtime's name, and default is the namespace's own ServiceAccount",
 };
 
+/// Not a CEL rule: a rule cannot read the namespace. Checked by the
+/// operator only (see `problems`).
+pub const NAME_NOT_KUBERNETES_IN_DEFAULT: Rule = Rule {
+    cel: "",
+    message: "metadata.name must not be kubernetes in namespace default: the runtime's Service would be the API server's own",
+};
+
 // --- Secret references ---
 
 pub const PULL_SECRET_NAME: Rule = Rule {

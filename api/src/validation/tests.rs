@@ -63,6 +63,15 @@ fn names() {
     }
     let default = ("metadata.name".to_string(), rules::NAME_NOT_DEFAULT.message);
     assert_eq!(found(&runtime("default", json!({}))), [default]);
+    // The API server's Service: only in namespace default.
+    assert_eq!(found(&runtime("kubernetes", json!({}))), []);
+    let mut api_server = runtime("kubernetes", json!({}));
+    api_server.metadata.namespace = Some("default".into());
+    let taken = (
+        "metadata.name".to_string(),
+        rules::NAME_NOT_KUBERNETES_IN_DEFAULT.message,
+    );
+    assert_eq!(found(&api_server), [taken]);
 }
 
 #[test]
@@ -406,6 +415,7 @@ fn every_message_names_its_field() {
     for rule in [
         &rules::NAME,
         &rules::NAME_NOT_DEFAULT,
+        &rules::NAME_NOT_KUBERNETES_IN_DEFAULT,
         &rules::PULL_SECRET_NAME,
         &rules::CREDENTIALS_NAME,
         &rules::CREDENTIALS_KEY,

@@ -34,7 +34,7 @@ pub fn verdict(check: &ReferenceCheck, namespace: &str) -> Verdict {
 fn invalid(problems: &[Problem]) -> String {
     let each: Vec<String> = problems.iter().map(Problem::to_string).collect();
     format!(
-        "The spec is invalid: {}. It was stored before the API refused this; no owned object is created or updated until it is fixed.",
+        "The spec is invalid: {}. No owned object is created or updated until it is fixed.",
         each.join("; ")
     )
 }
