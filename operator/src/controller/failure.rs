@@ -408,6 +408,73 @@ mod tests {
         }
     }
 
+    /// The status a stall projects, and the Events: the contract's
+    /// ReconciliationFailed reasons, Stalled with the stall's reason, one
+    /// Warning; the same stall again says nothing more.
+    #[test]
+    #[allow(clippy::unwrap_used, clippy::expect_used)]
+    fn a_stall_is_reported_once_with_the_contracts_reasons() {
+        use std::collections::BTreeMap;
+
+        use trussium_api::{TrussiumRuntime, condition_type};
+
+        use crate::config::OperatorConfig;
+        use crate::events::{Reason, transitions};
+        use crate::references::ReferenceCheck;
+        use crate::status::{StatusInput, project};
+
+        let mut rt: TrussiumRuntime =
+            serde_yaml::from_str(include_str!("../resources/fixtures/minimal.yaml")).unwrap();
+        rt.metadata.generation = Some(1);
+        let Verdict::Permanent(stall) =
+            verdict(&failed("NetworkPolicy", api(422, "Invalid", "denied")))
+        else {
+            panic!("not permanent");
+        };
+        let references = ReferenceCheck::Resolved {
+            versions: BTreeMap::new(),
+        };
+        let config = OperatorConfig::default();
+        let project_at = |rt: &TrussiumRuntime, second: i64| {
+            project(&StatusInput {
+                runtime: rt,
+                deployment: None,
+                references: &references,
+                reconcile_error: None,
+                stall: Some(&stall),
+                config: &config,
+                now: k8s_openapi::jiff::Timestamp::from_second(second).unwrap(),
+            })
+        };
+        let first = project_at(&rt, 1_800_000_000);
+        let of = |type_: &str| {
+            let c = first.condition(type_).expect("every condition");
+            (c.status.as_str(), c.reason.as_str())
+        };
+        assert_eq!(
+            of(condition_type::STALLED),
+            ("True", "NetworkPolicyRefused")
+        );
+        assert_eq!(
+            of(condition_type::DEGRADED),
+            ("True", "ReconciliationFailed")
+        );
+        assert_eq!(of(condition_type::READY), ("False", "ReconciliationFailed"));
+        assert_eq!(
+            of(condition_type::PROGRESSING),
+            ("False", "ReconciliationFailed")
+        );
+        let events: Vec<Reason> = transitions(rt.status.as_ref(), &first)
+            .into_iter()
+            .map(|t| t.reason)
+            .collect();
+        assert_eq!(events, [Reason::ReconciliationFailed]);
+        rt.status = Some(first.clone());
+        let again = project_at(&rt, 1_800_000_300);
+        assert!(transitions(Some(&first), &again).is_empty());
+        assert!(crate::status::semantically_equal(&first, &again));
+    }
+
     #[test]
     fn a_stall_names_the_object_the_field_and_the_reason() {
         let refused = failed(

@@ -7,17 +7,14 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures::TryFutureExt;
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
-use k8s_openapi::api::core::v1::{ConfigMap, Secret, Service, ServiceAccount};
-use k8s_openapi::api::networking::v1::NetworkPolicy;
-use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use k8s_openapi::api::core::v1::Secret;
 use kube::runtime::controller::Action;
 use kube::{Api, ResourceExt};
 use trussium_api::TrussiumRuntime;
 
-use super::apply::{ensure, remove};
+use super::apply::{Owned, ensure, remove};
+use super::cache::Cached;
 use super::context::Context;
 use super::error::{Error, one_line};
 use super::failure::{self, Failed, Verdict};
@@ -284,8 +281,12 @@ async fn apply_all(
         horizontal_pod_autoscaler,
     } = desired;
     let caches = &ctx.caches;
-    let name = rt.name_any();
-    let backoff = &ctx.backoff;
+    let writer = Writer {
+        ctx,
+        rt,
+        namespace,
+        name: rt.name_any(),
+    };
 
     // Two stages, each object of a stage at once: one round trip per stage
     // instead of one per object. First what the pods need (their ConfigMap
@@ -294,88 +295,72 @@ async fn apply_all(
     // the Service, and the NetworkPolicy: fail closed, no pod may serve
     // before its policy exists, so while the policy is refused (or someone
     // else's holds its name) the Deployment is neither created nor changed.
-    // Then the Deployment and what goes with it.
-    let policy = async {
-        match &network_policy {
-            Some(policy) => ensure(
-                api(ctx, namespace),
-                &caches.network_policies,
-                backoff,
-                policy,
-            )
-            .await
-            .map(drop)
-            .map_err(Failed::of::<NetworkPolicy>(&name)),
-            None => Ok(()),
-        }
-    };
+    // Then the Deployment and what goes with it; a policy no longer wanted
+    // goes with them, as before.
     tokio::try_join!(
-        ensure(
-            api(ctx, namespace),
-            &caches.config_maps,
-            backoff,
-            &config_map
-        )
-        .map_err(Failed::of::<ConfigMap>(&name)),
-        ensure(
-            api(ctx, namespace),
-            &caches.service_accounts,
-            backoff,
-            &service_account
-        )
-        .map_err(Failed::of::<ServiceAccount>(&name)),
-        ensure(api(ctx, namespace), &caches.services, backoff, &service)
-            .map_err(Failed::of::<Service>(&name)),
-        policy,
+        writer.ensure(&caches.config_maps, &config_map),
+        writer.ensure(&caches.service_accounts, &service_account),
+        writer.ensure(&caches.services, &service),
+        writer.optional(&caches.network_policies, network_policy.as_ref(), false),
     )?;
-    // A policy no longer wanted goes with the second stage, as before.
-    let unwanted_policy = async {
-        if network_policy.is_some() {
-            return Ok(());
-        }
-        remove(
-            &api(ctx, namespace),
-            &caches.network_policies,
-            namespace,
-            &name,
-            rt,
-        )
-        .await
-        .map_err(Failed::of::<NetworkPolicy>(&name))
-    };
-    let autoscaler = async {
-        let autoscalers = api(ctx, namespace);
-        let cache = &caches.horizontal_pod_autoscalers;
-        match &horizontal_pod_autoscaler {
-            Some(hpa) => ensure(autoscalers, cache, backoff, hpa).await.map(drop),
-            None => remove(&autoscalers, cache, namespace, &name, rt).await,
-        }
-        .map_err(Failed::of::<HorizontalPodAutoscaler>(&name))
-    };
     let (deployment, ..) = tokio::try_join!(
-        ensure(
-            api(ctx, namespace),
-            &caches.deployments,
-            backoff,
-            &deployment
-        )
-        .map_err(Failed::of::<Deployment>(&name)),
-        ensure(
-            api(ctx, namespace),
-            &caches.pod_disruption_budgets,
-            backoff,
-            &pod_disruption_budget
-        )
-        .map_err(Failed::of::<PodDisruptionBudget>(&name)),
-        unwanted_policy,
-        autoscaler,
+        writer.ensure(&caches.deployments, &deployment),
+        writer.ensure(&caches.pod_disruption_budgets, &pod_disruption_budget),
+        writer.optional(&caches.network_policies, None, network_policy.is_none()),
+        writer.optional(
+            &caches.horizontal_pod_autoscalers,
+            horizontal_pod_autoscaler.as_ref(),
+            true
+        ),
     )?;
     Ok(deployment)
 }
 
-fn api<K>(ctx: &Context, namespace: &str) -> Api<K>
-where
-    K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>,
-{
-    Api::namespaced(ctx.client.clone(), namespace)
+/// Writes the objects of one runtime, each failure naming its object.
+struct Writer<'a> {
+    ctx: &'a Context,
+    rt: &'a TrussiumRuntime,
+    namespace: &'a str,
+    name: String,
+}
+
+impl Writer<'_> {
+    /// Applies `desired` if it differs from the cached object (see `apply`).
+    async fn ensure<K>(&self, cache: &Cached<K>, desired: &K) -> Result<Arc<K>, Failed>
+    where
+        K: Owned + kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+    {
+        ensure(self.api(), cache, &self.ctx.backoff, desired)
+            .await
+            .map_err(Failed::of::<K>(&self.name))
+    }
+
+    /// An optional object: applied when wanted; else, when `remove`, deleted
+    /// if the runtime owns one.
+    async fn optional<K>(
+        &self,
+        cache: &Cached<K>,
+        wanted: Option<&K>,
+        remove_unwanted: bool,
+    ) -> Result<(), Failed>
+    where
+        K: Owned + kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+    {
+        match wanted {
+            Some(desired) => self.ensure(cache, desired).await.map(drop),
+            None if remove_unwanted => {
+                remove(&self.api(), cache, self.namespace, &self.name, self.rt)
+                    .await
+                    .map_err(Failed::of::<K>(&self.name))
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn api<K>(&self) -> Api<K>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>,
+    {
+        Api::namespaced(self.ctx.client.clone(), self.namespace)
+    }
 }

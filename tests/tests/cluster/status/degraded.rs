@@ -18,100 +18,97 @@ use trussium_e2e::{
 const N: &str = "Normal";
 const W: &str = "Warning";
 const SECRET: &str = "creds";
+/// A resync every 5 s: how a stalled runtime notices that an obstacle no
+/// watch shows is gone.
+const FAST: &[&str] = &["--resync-seconds=5"];
 
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn a_failing_reconcile_warns_once_and_recovers() -> TestResult {
-    // A resync every 5 s: how a stalled runtime notices that the obstacle,
-    // which no watch shows, is gone.
-    with_operator(
-        "status-reconcile-fails",
-        &["--resync-seconds=5"],
-        async |fx: &mut Harness| {
-            let v1 = image(OLD_TAG);
-            // An immutable ConfigMap of someone else's in the way: the runtime's
-            // ConfigMap cannot be applied until it is removed (Stalled).
-            let blocker: ConfigMap = serde_json::from_value(json!({
-                "apiVersion": "v1", "kind": "ConfigMap",
-                "metadata": {"name": "x"},
-                "immutable": true,
-                "data": {"owner": "someone else"},
-            }))?;
-            let config_maps = fx.ns.api::<ConfigMap>();
-            config_maps.create(&PostParams::default(), &blocker).await?;
-            fx.create_secret(SECRET, "api-key", "reconcile-test-value")
-                .await?;
-            fx.create_runtime(openai_runtime("x", OLD_TAG, 1, Some(SECRET)))
-                .await?;
-
-            let failing = Expect {
-                label: "reconcile failing",
-                conditions: [
-                    (
-                        condition_type::CONFIGURATION_VALID,
-                        "True",
-                        "ReferencesResolved",
-                    ),
-                    (condition_type::PROGRESSING, "False", "ReconciliationFailed"),
-                    (condition_type::AVAILABLE, "False", "RuntimeUnavailable"),
-                    (condition_type::READY, "False", "ReconciliationFailed"),
-                    (condition_type::DEGRADED, "True", "ReconciliationFailed"),
-                    (condition_type::UPGRADING, "False", "NoUpgrade"),
-                ],
-                desired_replicas: 1,
-                ready_replicas: None,
-                available_replicas: None,
-                desired_image: v1.clone(),
-                current_image: None,
-                last_successful_image: None,
-            };
-            let rt = settle(fx, "x", &failing).await?;
-            let stalled = condition(&rt, condition_type::STALLED).ok_or("no Stalled")?;
-            ensure(
-                (stalled.status.as_str(), stalled.reason.as_str()) == ("True", "NameConflict"),
-                format!("Stalled: {}/{}", stalled.status, stalled.reason),
-            )?;
-            snapshot(fx, "x", "reconcile-failing", "status_degraded").await?;
-            let seen = fx
-                .expect_events(&rt, &[(W, "ReconciliationFailed")])
-                .await?;
-            ensure(
-                seen[0].action == "Reconcile" && seen[0].note.contains("ConfigMap"),
-                format!(
-                    "ReconciliationFailed Event: {} / {}",
-                    seen[0].action, seen[0].note
-                ),
-            )?;
-            // The operator looks again (at the resync); the failure is announced
-            // once per episode.
-            let mark = fx.mark();
-            fx.wait_for_reconciles(SECRET, &mark, 2).await?;
-            settle(fx, "x", &failing).await?;
-            fx.events_stay(&rt, &[(W, "ReconciliationFailed")]).await?;
-
-            // Out of the way: the next resync converges.
-            config_maps.delete("x", &DeleteParams::default()).await?;
-            let rt = settle(
-                fx,
-                "x",
-                &Expect::ready("recovered", 1, &v1, ("False", "NoUpgrade")),
-            )
+    with_operator("status-reconcile-fails", FAST, async |fx: &mut Harness| {
+        let v1 = image(OLD_TAG);
+        // An immutable ConfigMap of someone else's in the way: the runtime's
+        // ConfigMap cannot be applied until it is removed (Stalled).
+        let blocker: ConfigMap = serde_json::from_value(json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "x"},
+            "immutable": true,
+            "data": {"owner": "someone else"},
+        }))?;
+        let config_maps = fx.ns.api::<ConfigMap>();
+        config_maps.create(&PostParams::default(), &blocker).await?;
+        fx.create_secret(SECRET, "api-key", "reconcile-test-value")
             .await?;
-            let events = [
-                (W, "ReconciliationFailed"),
-                (N, "RuntimeProgressing"),
-                (N, "RuntimeRecovered"),
-                (N, "RuntimeReady"),
-            ];
-            let seen = fx.expect_events(&rt, &events).await?;
-            ensure(
-                seen[2].note.contains("ReconciliationFailed"),
-                format!("RuntimeRecovered note: {}", seen[2].note),
-            )?;
-            fx.events_stay(&rt, &events).await?;
-            Ok(())
-        },
-    )
+        fx.create_runtime(openai_runtime("x", OLD_TAG, 1, Some(SECRET)))
+            .await?;
+
+        let failing = Expect {
+            label: "reconcile failing",
+            conditions: [
+                (
+                    condition_type::CONFIGURATION_VALID,
+                    "True",
+                    "ReferencesResolved",
+                ),
+                (condition_type::PROGRESSING, "False", "ReconciliationFailed"),
+                (condition_type::AVAILABLE, "False", "RuntimeUnavailable"),
+                (condition_type::READY, "False", "ReconciliationFailed"),
+                (condition_type::DEGRADED, "True", "ReconciliationFailed"),
+                (condition_type::UPGRADING, "False", "NoUpgrade"),
+            ],
+            desired_replicas: 1,
+            ready_replicas: None,
+            available_replicas: None,
+            desired_image: v1.clone(),
+            current_image: None,
+            last_successful_image: None,
+        };
+        let rt = settle(fx, "x", &failing).await?;
+        let stalled = condition(&rt, condition_type::STALLED).ok_or("no Stalled")?;
+        ensure(
+            (stalled.status.as_str(), stalled.reason.as_str()) == ("True", "NameConflict"),
+            format!("Stalled: {}/{}", stalled.status, stalled.reason),
+        )?;
+        snapshot(fx, "x", "reconcile-failing", "status_degraded").await?;
+        let seen = fx
+            .expect_events(&rt, &[(W, "ReconciliationFailed")])
+            .await?;
+        ensure(
+            seen[0].action == "Reconcile" && seen[0].note.contains("ConfigMap"),
+            format!(
+                "ReconciliationFailed Event: {} / {}",
+                seen[0].action, seen[0].note
+            ),
+        )?;
+        // The operator looks again (at the resync); the failure is announced
+        // once per episode.
+        let mark = fx.mark();
+        fx.wait_for_reconciles(SECRET, &mark, 2).await?;
+        settle(fx, "x", &failing).await?;
+        fx.events_stay(&rt, &[(W, "ReconciliationFailed")]).await?;
+
+        // Out of the way: the next resync converges.
+        config_maps.delete("x", &DeleteParams::default()).await?;
+        let rt = settle(
+            fx,
+            "x",
+            &Expect::ready("recovered", 1, &v1, ("False", "NoUpgrade")),
+        )
+        .await?;
+        let events = [
+            (W, "ReconciliationFailed"),
+            (N, "RuntimeProgressing"),
+            (N, "RuntimeRecovered"),
+            (N, "RuntimeReady"),
+        ];
+        let seen = fx.expect_events(&rt, &events).await?;
+        ensure(
+            seen[2].note.contains("ReconciliationFailed"),
+            format!("RuntimeRecovered note: {}", seen[2].note),
+        )?;
+        fx.events_stay(&rt, &events).await?;
+        Ok(())
+    })
     .await
 }
 
