@@ -32,8 +32,8 @@ use super::publish::{Published, event, publish};
 use crate::announcement::{Announcement, announce_from};
 use crate::references::ReferenceCheck;
 use crate::resources::FIELD_MANAGER;
-use crate::status::stalled::Stall;
 use crate::status::basis::{basis, replacement};
+use crate::status::stalled::Stall;
 use crate::status::{StatusInput, only_progress_differs, project};
 
 /// How soon to look again after a status write was refused because our view

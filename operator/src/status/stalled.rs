@@ -144,8 +144,12 @@ mod tests {
             reason::INVALID_SPEC,
             "The spec is invalid: spec.replicas: x",
         );
+        let stall = Stall {
+            reason: reason::APPLY_REFUSED,
+            message: "refused".into(),
+        };
         for rollout in [Rollout::Absent, Rollout::Complete, failed()] {
-            let v = verdict(&invalid, Some("boom"), &rollout, "x");
+            let v = verdict(&invalid, Some(&stall), Some("boom"), &rollout, "x");
             assert_eq!((v.status, v.reason), (true, "InvalidSpec"), "{rollout:?}");
             assert!(v.message.contains("spec.replicas"));
         }

@@ -63,6 +63,7 @@ fn report(
         deployment: deployment.as_ref(),
         references: &w.references,
         reconcile_error: None,
+        stall: None,
         config: &w.config,
         now,
     });

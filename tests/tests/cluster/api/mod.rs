@@ -2,7 +2,7 @@
 //! CEL rules refuse and accept (the manifests of `tests/fixtures/`), and
 //! what kubectl shows of it.
 
-mod support;
+pub(crate) mod support;
 
 mod kubectl;
 mod validation;

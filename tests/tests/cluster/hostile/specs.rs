@@ -24,7 +24,7 @@ use trussium_e2e::{
     require_cluster, wait_for, with_operator,
 };
 
-use crate::api_support::{CRD_NAME, dynamic_api, refusal_message};
+use crate::api::support::{CRD_NAME, dynamic_api, refusal_message};
 
 /// Held by the tests that depend on the baseURL user-information rule: the
 /// ratcheting test takes that rule out of the CRD for a moment.

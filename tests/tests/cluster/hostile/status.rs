@@ -14,7 +14,7 @@ use trussium_e2e::{
     with_operator,
 };
 
-use crate::operator_support::PROGRESS_DEADLINE_ARG;
+use crate::operator::support::PROGRESS_DEADLINE_ARG;
 
 /// Well under the operator's 5-minute resync.
 const REPAIRED: Duration = Duration::from_secs(15);
