@@ -49,6 +49,15 @@ impl Own {
         lock(&self.statuses).remove(&(namespace.to_string(), name.to_string()));
     }
 
+    /// Forgets `rt`, deleted (not a runtime created again under its name).
+    pub fn deleted(&self, rt: &TrussiumRuntime) {
+        let mut statuses = lock(&self.statuses);
+        let key = key(rt);
+        if statuses.get(&key).map(|own| own.uid.as_str()) == rt.metadata.uid.as_deref() {
+            statuses.remove(&key);
+        }
+    }
+
     /// What the runtime watch compares to decide whether a change of `rt`
     /// calls for a reconcile: its generation (a new spec), and its status
     /// unless it is the own one (our own writes must not loop).
@@ -137,6 +146,12 @@ mod tests {
         );
         // Another runtime under the same name has no own status yet.
         assert_eq!(own.of(&runtime("v", 1, None)), None);
+        // Deleted: forgotten, unless the name now has another runtime.
+        own.deleted(&runtime("v", 1, None));
+        assert!(own.of(&rt).is_some());
+        own.deleted(&rt);
+        assert_eq!(own.of(&rt), None);
+        own.remember(&rt, ours);
         own.forget("ns", "x");
         assert_eq!(own.of(&rt), None);
     }

@@ -69,7 +69,7 @@ pub fn watch(
     // (to repair them at once); our own status writes must not loop.
     let own = Arc::new(Own::default());
     let unreadable = Arc::new(Unreadable::default());
-    let (runtimes, changes) = open.runtimes(&everything, unreadable.clone());
+    let (runtimes, changes) = open.runtimes(&everything, unreadable.clone(), own.clone());
     let trigger = own.clone();
     let changes = changes.applied_objects().predicate_filter(
         move |rt: &TrussiumRuntime| trigger.trigger(rt),
@@ -182,10 +182,11 @@ impl Opener<'_> {
         &mut self,
         config: &watcher::Config,
         unreadable: Arc<Unreadable>,
+        own: Arc<Own>,
     ) -> (Cached<TrussiumRuntime>, Watch<TrussiumRuntime>) {
         let lenient =
             lists::streamed_or_paged(self.scope.api::<Lenient>(self.client), config.clone());
-        let watch: BoxStream<'static, _> = readable(lenient, unreadable).boxed();
+        let watch: BoxStream<'static, _> = readable(lenient, unreadable, own).boxed();
         let (cached, changes, _) = Cached::reflect(watch.default_backoff(), &mut self.readiness);
         (cached, changes)
     }
