@@ -17,8 +17,8 @@ use kube::api::{Patch, PatchParams};
 use serde_json::json;
 use trussium_api::{TrussiumRuntime, condition_type};
 use trussium_e2e::{
-    CONVERGE, Harness, NEVER_READY_IMAGE, OLD_TAG, QUIET_AFTER_SETTLING, TestResult, condition,
-    ensure, holds_for, image, openai_runtime, with_operator,
+    Harness, NEVER_READY_IMAGE, OLD_TAG, QUIET_AFTER_SETTLING, TestResult, condition, ensure,
+    holds_for, image, openai_runtime, with_operator,
 };
 
 use crate::status_support::snapshot;
