@@ -189,7 +189,10 @@ pub async fn report(
         Ok(written) => {
             ctx.unsure.clear(&namespace, &name);
             ctx.status_writes.wrote(&namespace, &name);
-            ctx.caches.own.remember(rt, announcement.status);
+            // What the API server stored, exactly: the runtime watch will
+            // compare it with what it delivers.
+            let stored = written.status.clone().unwrap_or(announcement.status);
+            ctx.caches.own.remember(rt, stored);
             Ok(Reported {
                 learned: Some(written),
                 again_in: None,

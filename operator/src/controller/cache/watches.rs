@@ -4,7 +4,7 @@
 //! added to [`Caches`] and not opened here does not compile; an owned kind
 //! opened here cannot be left unwired.
 
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret, Service, ServiceAccount};
@@ -71,10 +71,9 @@ pub fn watch(
     let unreadable = Arc::new(Unreadable::default());
     let (runtimes, changes) = open.runtimes(&everything, unreadable.clone(), own.clone());
     let trigger = own.clone();
-    let changes = changes.applied_objects().predicate_filter(
-        move |rt: &TrussiumRuntime| trigger.trigger(rt),
-        Default::default(),
-    );
+    let changes = changes
+        .applied_objects()
+        .try_filter(move |rt| futures::future::ready(trigger.trigger(rt)));
     let controller = Controller::for_stream(changes, runtimes.store());
 
     // Owned kinds: unfiltered, so status changes (Deployment readiness) and
