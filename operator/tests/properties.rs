@@ -8,7 +8,9 @@
 //!   rollout of it (the Deployment runs it, has observed its generation and
 //!   has updated every desired replica, at least one, and they are ready);
 //! - building twice gives equal objects, projecting twice equal statuses;
-//! - a status written is a fixed point (announcing it again says nothing).
+//! - a status written is a fixed point (announcing it again says nothing);
+//! - any status the API server would accept (times past 9999, extreme
+//!   integers, unknown conditions, missing fields) is read and rewritten.
 //!
 //! `PROPTEST_CASES` sets the number of cases (default below).
 
@@ -21,10 +23,12 @@ use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus, condition_type};
-use trussium_operator::announcement::announce;
+use trussium_operator::announcement::{announce, announce_from};
 use trussium_operator::config::OperatorConfig;
+use trussium_operator::lenient;
 use trussium_operator::references::ReferenceCheck;
 use trussium_operator::resources::{BuildContext, build};
+use trussium_operator::status::basis::{SEQUENCE_LIMIT, basis, replacement};
 use trussium_operator::status::{StatusInput, project};
 
 const REPOSITORY: &str = "ghcr.io/trussiumhq/trussium";
@@ -272,12 +276,168 @@ fn to_deployment(rt: &TrussiumRuntime, s: &DeploymentState) -> Option<Deployment
     )
 }
 
+/// A date-time the API server accepts (RFC 3339, any year it can hold),
+/// most of them out of the operator's range or in its future.
+fn any_time() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(json!("9999-12-31T23:59:59Z")),
+        Just(json!("0001-01-01T00:00:00Z")),
+        Just(json!("2026-01-01T00:00:00Z")),
+        (1_i32..9999, 1_u8..13, 1_u8..29)
+            .prop_map(|(y, m, d)| json!(format!("{y:04}-{m:02}-{d:02}T23:59:59Z"))),
+        Just(json!("not a time")),
+    ]
+}
+
+/// Any integer JSON holds, from the extremes in.
+fn any_integer() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(json!(i64::MAX)),
+        Just(json!(i64::MIN)),
+        Just(json!(u64::MAX)),
+        Just(json!(-1)),
+        Just(json!(i64::from(i32::MAX) + 1)),
+        any::<i64>().prop_map(|n| json!(n)),
+        (0..100_i64).prop_map(|n| json!(n)),
+    ]
+}
+
+fn any_value() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        any_integer(),
+        "[ -~]{0,20}".prop_map(|s| json!(s)),
+        Just(json!(null)),
+        Just(json!(true)),
+        Just(json!(1.5)),
+    ]
+}
+
+/// A condition as anyone with status rights could write it: a type the
+/// operator reports or not, any status, fields missing.
+fn any_condition() -> impl Strategy<Value = Value> {
+    let type_ = prop_oneof![
+        proptest::sample::select(condition_type::ALL.to_vec()).prop_map(str::to_string),
+        "[A-Za-z]{1,12}",
+    ];
+    (
+        type_,
+        prop_oneof![Just("True"), Just("False"), Just("Unknown"), Just("maybe")],
+        any_time(),
+        proptest::option::of(any_integer()),
+        prop::bool::weighted(0.1),
+    )
+        .prop_map(|(type_, status, time, generation, drop_reason)| {
+            let mut c = json!({"type": type_, "status": status, "reason": "Forged",
+                "message": "forged", "lastTransitionTime": time});
+            if let Some(generation) = generation {
+                c["observedGeneration"] = generation;
+            }
+            if drop_reason && let Some(c) = c.as_object_mut() {
+                c.remove("reason");
+            }
+            c
+        })
+}
+
+/// A status as the API server would store it from anyone with the rights:
+/// any subset of the fields, each any value of about its type.
+fn any_status() -> impl Strategy<Value = Value> {
+    let keys = [
+        "observedGeneration",
+        "desiredReplicas",
+        "readyReplicas",
+        "availableReplicas",
+        "desiredImage",
+        "currentImage",
+        "lastSuccessfulImage",
+        "endpoint",
+        "observedTemplateHash",
+        "reportSequence",
+    ];
+    (
+        proptest::collection::btree_map(
+            proptest::sample::select(keys.to_vec()),
+            any_value(),
+            0..10,
+        ),
+        proptest::collection::vec(any_condition(), 0..10),
+    )
+        .prop_map(|(fields, conditions)| {
+            let mut status: serde_json::Map<String, Value> = fields
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect();
+            status.insert("conditions".into(), Value::Array(conditions));
+            Value::Object(status)
+        })
+}
+
 fn condition_status<'a>(s: &'a TrussiumRuntimeStatus, type_: &str) -> Option<&'a str> {
     s.condition(type_).map(|c| c.status.as_str())
 }
 
 proptest! {
     #![proptest_config(config())]
+
+    /// Any status the API server would accept is survived: the runtime is
+    /// read, and what the operator writes over it parses, holds only the
+    /// conditions it reports, a sequence in range and none of the forged
+    /// values; written, it is a fixed point (nothing more to write or say).
+    #[test]
+    fn any_status_is_survived_and_rewritten(
+        rt in runtime(),
+        status in any_status(),
+        own in prop::bool::ANY,
+        state in deployment_state(),
+        revision in 1..1_000_000_u64,
+    ) {
+        let mut object = serde_json::to_value(&rt).expect("a runtime serializes");
+        object["status"] = status;
+        let read = lenient::read(object).expect("any status is read");
+        let stored = read.runtime.status.clone();
+        let now = Timestamp::from_second(1_800_000_000).expect("a valid time");
+        let deployment = to_deployment(&rt, &state);
+        let config = OperatorConfig::default();
+        let references = ReferenceCheck::Resolved { versions: BTreeMap::new() };
+        let project_from = |previous: Option<&TrussiumRuntimeStatus>| {
+            let mut from = rt.clone();
+            from.status = previous.cloned();
+            project(&StatusInput {
+                runtime: &from,
+                deployment: deployment.as_ref(),
+                references: &references,
+                reconcile_error: None,
+                stall: None,
+                config: &config,
+                now,
+            })
+        };
+        // With an own status (the operator ran before) or without.
+        let own_status = own.then(|| {
+            let a = announce("x", "u", None, project_from(None)).expect("a first report");
+            a.status
+        });
+        let unreadable = !read.problems.is_empty();
+        let b = basis(stored.as_ref(), own_status.as_ref(), unreadable, now, Some(revision));
+        let projected = project_from(b.previous());
+        let Some(a) = announce_from("x", "u", &b, projected) else {
+            // Nothing to write: the stored status was right as it was.
+            prop_assert!(!b.repair && !unreadable);
+            return Ok(());
+        };
+        let written: TrussiumRuntimeStatus =
+            serde_json::from_value(serde_json::to_value(replacement(&a.status)).expect("json"))
+                .expect("what is written parses");
+        let types: Vec<_> = written.conditions.iter().map(|c| c.type_.as_str()).collect();
+        prop_assert_eq!(types, condition_type::ALL.to_vec());
+        prop_assert!(written.report_sequence.is_some_and(|n| (1..=SEQUENCE_LIMIT).contains(&n)));
+        for c in &written.conditions {
+            prop_assert!(c.last_transition_time.0 <= now, "a time in the future survived");
+        }
+        // Written, it is the own status and stored: nothing more to do.
+        let b = basis(Some(&written), Some(&written), false, now, Some(revision + 1));
+        prop_assert!(announce_from("x", "u", &b, project_from(Some(&written))).is_none());
+    }
 
     /// Building never panics on a valid spec and is deterministic.
     #[test]

@@ -79,42 +79,14 @@ pub async fn report(
     written: Written<'_>,
 ) -> Result<Reported, Error> {
     let now = k8s_openapi::jiff::Timestamp::now();
-    let plan = |rt: &TrussiumRuntime| {
-        let own = ctx.caches.own.of(rt);
-        let unreadable = ctx.caches.unreadable.holds(rt);
-        let revision = rt.resource_version().and_then(|v| v.parse().ok());
-        let basis = basis(
-            rt.status.as_ref(),
-            own.as_deref(),
-            unreadable,
-            now,
-            revision,
-        );
-        let input = |runtime| StatusInput {
-            runtime,
-            deployment: written.deployment,
-            references: written.references,
-            reconcile_error: written.error,
-            stall: written.stall,
-            config: &ctx.config,
-            now,
-        };
-        // The projection reads the previous status from the runtime.
-        let projected = if basis.previous() == rt.status.as_ref() {
-            project(&input(rt))
-        } else {
-            let mut from = rt.clone();
-            from.status = basis.previous().cloned();
-            project(&input(&from))
-        };
-        let name = rt.name_any();
-        let uid = rt.uid().unwrap_or_default();
-        Plan {
-            announcement: announce_from(&name, &uid, &basis, projected),
-            previous: basis.previous().cloned(),
-            repair: basis.repair,
-        }
+    let inputs = Inputs {
+        deployment: written.deployment,
+        references: written.references,
+        reconcile_error: written.error,
+        stall: written.stall,
+        now,
     };
+    let plan = |rt: &TrussiumRuntime| plan(ctx, rt, &inputs);
     let name = rt.name_any();
     let namespace = rt.namespace().unwrap_or_default();
 
@@ -127,31 +99,13 @@ pub async fn report(
             .is_some_and(|a| !a.events.is_empty())
     };
     if doubted && (has_events(&plan_made) || plan_made.repair) {
-        let fresh = runtimes.get_opt(&name).await.map_err(Error::ReadRuntime)?;
-        ctx.unsure.clear(&namespace, &name);
-        let Some(fresh) = fresh else {
-            // Deleted meanwhile: its deletion reaches the controller.
-            return Ok(Reported {
-                learned: None,
-                again_in: None,
-            });
-        };
-        if fresh.metadata.generation != rt.metadata.generation {
-            // A newer spec than the one just applied: its own reconcile
-            // reports it. Reporting it now would claim what is not applied.
-            return Ok(Reported {
-                learned: Some(fresh),
-                again_in: Some(Duration::ZERO),
-            });
-        }
-        if fresh.resource_version() != rt.resource_version() {
-            tracing::debug!(
-                namespace,
-                name,
-                "the cached runtime was behind; using a fresh read"
-            );
-            plan_made = plan(&fresh);
-            learned = Some(fresh);
+        match read_fresh(ctx, runtimes, rt).await? {
+            Fresh::Same => {}
+            Fresh::Newer(fresh) => {
+                plan_made = plan(&fresh);
+                learned = Some(fresh);
+            }
+            Fresh::Done(reported) => return Ok(reported),
         }
     }
     let rt = learned.as_ref().unwrap_or(rt);
@@ -161,10 +115,8 @@ pub async fn report(
         repair,
     } = plan_made;
     let Some(announcement) = announcement else {
-        // Nothing to write: the stored status is the one this operator
-        // would write, its own from now on, if the cache can be taken at
-        // its word (else a write it does not show yet could be taken for
-        // someone else's).
+        // Nothing to write: the stored status is the own one from now on,
+        // unless the cache may miss a write (then taken for someone else's).
         if !doubted
             && ctx.caches.own.of(rt).is_none()
             && let Some(previous) = previous
@@ -180,7 +132,7 @@ pub async fn report(
         tracing::info!(
             namespace,
             name,
-            "the stored status is not the one the operator wrote; rewriting it from what it observes"
+            "the stored status is not the operator's; rewriting it"
         );
     }
     let only_progress = !repair
@@ -197,11 +149,72 @@ pub async fn report(
 
     publish_events(ctx, rt, &announcement, now).await?;
 
-    match write_status(runtimes, rt, &announcement.status).await {
+    write(ctx, runtimes, rt, announcement.status).await
+}
+
+/// What a fresh read of a runtime the cache may be behind on found.
+enum Fresh {
+    /// As cached.
+    Same,
+    /// A later version of the same spec: report from it.
+    Newer(TrussiumRuntime),
+    /// Nothing to report now.
+    Done(Reported),
+}
+
+async fn read_fresh(
+    ctx: &Context,
+    runtimes: &Api<TrussiumRuntime>,
+    rt: &TrussiumRuntime,
+) -> Result<Fresh, Error> {
+    let name = rt.name_any();
+    let namespace = rt.namespace().unwrap_or_default();
+    let fresh = runtimes.get_opt(&name).await.map_err(Error::ReadRuntime)?;
+    ctx.unsure.clear(&namespace, &name);
+    let Some(fresh) = fresh else {
+        // Deleted meanwhile: its deletion reaches the controller.
+        return Ok(Fresh::Done(Reported {
+            learned: None,
+            again_in: None,
+        }));
+    };
+    if fresh.metadata.generation != rt.metadata.generation {
+        // A newer spec than the one just applied: its own reconcile
+        // reports it. Reporting it now would claim what is not applied.
+        return Ok(Fresh::Done(Reported {
+            learned: Some(fresh),
+            again_in: Some(Duration::ZERO),
+        }));
+    }
+    if fresh.resource_version() == rt.resource_version() {
+        return Ok(Fresh::Same);
+    }
+    tracing::debug!(
+        namespace,
+        name,
+        "the cached runtime was behind; using a fresh read"
+    );
+    Ok(Fresh::Newer(fresh))
+}
+
+/// Writes `status` over `rt`'s and remembers it as its own; what the write
+/// came to.
+async fn write(
+    ctx: &Context,
+    runtimes: &Api<TrussiumRuntime>,
+    rt: &TrussiumRuntime,
+    status: TrussiumRuntimeStatus,
+) -> Result<Reported, Error> {
+    let name = rt.name_any();
+    let namespace = rt.namespace().unwrap_or_default();
+    match write_status(runtimes, rt, &status).await {
         Ok(written) => {
             ctx.unsure.clear(&namespace, &name);
             ctx.status_writes.wrote(&namespace, &name);
-            ctx.caches.own.remember(rt, announcement.status);
+            // What the API server stored, exactly: the runtime watch will
+            // compare it with what it delivers.
+            let stored = written.status.clone().unwrap_or(status);
+            ctx.caches.own.remember(rt, stored);
             Ok(Reported {
                 learned: Some(written),
                 again_in: None,
@@ -239,6 +252,54 @@ pub async fn report(
             }
             Err(Error::WriteStatus(err))
         }
+    }
+}
+
+/// What a report projects from, besides the runtime.
+struct Inputs<'a> {
+    deployment: Option<&'a Deployment>,
+    references: &'a ReferenceCheck,
+    reconcile_error: Option<&'a str>,
+    stall: Option<&'a Stall>,
+    now: k8s_openapi::jiff::Timestamp,
+}
+
+/// The report on `rt` (see [`crate::status::basis`]): from its own status
+/// when the stored one is someone else's.
+fn plan(ctx: &Context, rt: &TrussiumRuntime, inputs: &Inputs) -> Plan {
+    let own = ctx.caches.own.of(rt);
+    let unreadable = ctx.caches.unreadable.holds(rt);
+    let revision = rt.resource_version().and_then(|v| v.parse().ok());
+    let basis = basis(
+        rt.status.as_ref(),
+        own.as_deref(),
+        unreadable,
+        inputs.now,
+        revision,
+    );
+    let input = |runtime| StatusInput {
+        runtime,
+        deployment: inputs.deployment,
+        references: inputs.references,
+        reconcile_error: inputs.reconcile_error,
+        stall: inputs.stall,
+        config: &ctx.config,
+        now: inputs.now,
+    };
+    // The projection reads the previous status from the runtime.
+    let projected = if basis.previous() == rt.status.as_ref() {
+        project(&input(rt))
+    } else {
+        let mut from = rt.clone();
+        from.status = basis.previous().cloned();
+        project(&input(&from))
+    };
+    let name = rt.name_any();
+    let uid = rt.uid().unwrap_or_default();
+    Plan {
+        announcement: announce_from(&name, &uid, &basis, projected),
+        previous: basis.previous().cloned(),
+        repair: basis.repair,
     }
 }
 

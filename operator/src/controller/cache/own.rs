@@ -8,7 +8,6 @@
 //! the size of the cached runtime's own.
 
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
 use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus};
@@ -18,8 +17,14 @@ use crate::status::basis::same_as_written;
 
 #[derive(Default)]
 pub struct Own {
-    statuses: Mutex<HashMap<(String, String), Remembered>>,
+    statuses: Mutex<HashMap<Key, Remembered>>,
+    /// The generation the runtime watch last saw of each runtime (uid,
+    /// generation): a new one reconciles.
+    generations: Mutex<HashMap<Key, (String, Option<i64>)>>,
 }
+
+/// Namespace and name.
+type Key = (String, String);
 
 struct Remembered {
     uid: String,
@@ -49,30 +54,45 @@ impl Own {
         lock(&self.statuses).remove(&(namespace.to_string(), name.to_string()));
     }
 
-    /// What the runtime watch compares to decide whether a change of `rt`
-    /// calls for a reconcile: its generation (a new spec), and its status
-    /// unless it is the own one (our own writes must not loop).
-    pub fn trigger(&self, rt: &TrussiumRuntime) -> Option<u64> {
-        let mut hash = DefaultHasher::new();
-        rt.metadata.generation.hash(&mut hash);
-        let own = self.of(rt);
-        let stored = rt.status.as_ref();
-        let agrees = match (stored, own.as_deref()) {
+    /// Forgets `rt`, deleted (not a runtime created again under its name).
+    pub fn deleted(&self, rt: &TrussiumRuntime) {
+        let mut statuses = lock(&self.statuses);
+        let key = key(rt);
+        if statuses.get(&key).map(|own| own.uid.as_str()) == rt.metadata.uid.as_deref() {
+            statuses.remove(&key);
+        }
+        drop(statuses);
+        let mut generations = lock(&self.generations);
+        if generations.get(&key).map(|(uid, _)| uid.as_str()) == rt.metadata.uid.as_deref() {
+            generations.remove(&key);
+        }
+    }
+
+    /// Whether a change of `rt` the runtime watch delivers calls for a
+    /// reconcile: a generation it has not seen (a new spec, a new runtime),
+    /// or a status that is not the own one. Not a status that is: our own
+    /// writes must not loop. (When our write's answer comes after its watch
+    /// event, that one event reconciles, and finds nothing to do.)
+    pub fn trigger(&self, rt: &TrussiumRuntime) -> bool {
+        let uid = rt.metadata.uid.clone().unwrap_or_default();
+        let seen = (uid, rt.metadata.generation);
+        let new_generation = lock(&self.generations).insert(key(rt), seen.clone()) != Some(seen);
+        new_generation || !self.agrees(rt)
+    }
+
+    /// Whether the stored status of `rt` is its own one (no status and no
+    /// own one agree too).
+    fn agrees(&self, rt: &TrussiumRuntime) -> bool {
+        match (rt.status.as_ref(), self.of(rt).as_deref()) {
             (Some(stored), Some(own)) => same_as_written(stored, own),
             (None, None) => true,
             // Nothing of ours to compare with yet: any change may matter.
             (Some(_), None) | (None, Some(_)) => false,
-        };
-        if !agrees {
-            serde_json::to_string(&rt.status)
-                .unwrap_or_default()
-                .hash(&mut hash);
         }
-        Some(hash.finish())
     }
 }
 
-fn key(rt: &TrussiumRuntime) -> (String, String) {
+fn key(rt: &TrussiumRuntime) -> Key {
     (
         rt.metadata.namespace.clone().unwrap_or_default(),
         rt.metadata.name.clone().unwrap_or_default(),
@@ -111,32 +131,37 @@ mod tests {
         let own = Own::default();
         let ours = status(3, "r:a");
         let rt = runtime("u", 1, Some(ours.clone()));
+        // A runtime first seen: reconcile.
+        assert!(own.trigger(&rt));
         own.remember(&rt, ours.clone());
-        let quiet = own.trigger(&rt);
-        // Our own status written again: no trigger.
-        assert_eq!(own.trigger(&runtime("u", 1, Some(ours.clone()))), quiet);
-        // A new spec.
-        assert_ne!(own.trigger(&runtime("u", 2, Some(ours.clone()))), quiet);
-        // Someone else's status: forged image, forged sequence, removed.
-        let forged = [
+        // Our own status written again, an annotation: no trigger.
+        assert!(!own.trigger(&runtime("u", 1, Some(ours.clone()))));
+        assert!(!own.trigger(&rt));
+        // A new spec, once.
+        assert!(own.trigger(&runtime("u", 2, Some(ours.clone()))));
+        assert!(!own.trigger(&runtime("u", 2, Some(ours.clone()))));
+        // Someone else's status: forged image, forged sequence, removed;
+        // every time it is seen.
+        for forged in [
             status(3, "evil.io/backdoor:latest"),
             status(i64::MAX, "r:a"),
-        ];
-        let mut seen = vec![quiet];
-        for forged in forged {
-            let t = own.trigger(&runtime("u", 1, Some(forged)));
-            assert!(!seen.contains(&t));
-            seen.push(t);
+        ] {
+            assert!(own.trigger(&runtime("u", 2, Some(forged.clone()))));
+            assert!(own.trigger(&runtime("u", 2, Some(forged))));
         }
-        assert!(!seen.contains(&own.trigger(&runtime("u", 1, None))));
+        assert!(own.trigger(&runtime("u", 2, None)));
         // Without an own status, every status change triggers.
-        let unknown = runtime("v", 1, Some(ours.clone()));
-        assert_ne!(
-            own.trigger(&unknown),
-            own.trigger(&runtime("v", 1, Some(status(4, "r:a"))))
-        );
+        let other = runtime("v", 1, Some(ours.clone()));
+        assert!(own.trigger(&other));
+        assert!(own.trigger(&other));
         // Another runtime under the same name has no own status yet.
-        assert_eq!(own.of(&runtime("v", 1, None)), None);
+        assert_eq!(own.of(&other), None);
+        // Deleted: forgotten, unless the name now has another runtime.
+        own.deleted(&runtime("w", 1, None));
+        assert!(own.of(&rt).is_some());
+        own.deleted(&rt);
+        assert_eq!(own.of(&rt), None);
+        own.remember(&rt, ours);
         own.forget("ns", "x");
         assert_eq!(own.of(&rt), None);
     }

@@ -16,6 +16,7 @@ use kube::runtime::watcher;
 use serde::{Deserialize, Deserializer};
 use trussium_api::TrussiumRuntime;
 
+use super::Own;
 use crate::controller::lock;
 use crate::lenient::{Read, placeholder, read};
 
@@ -153,13 +154,18 @@ fn key(metadata: &ObjectMeta) -> (String, String) {
 
 /// The runtimes of `watch`, each read as well as it can be (see
 /// [`Unreadable`]). A runtime that cannot be read at all is forgotten: the
-/// operator leaves it and its objects as they are.
+/// operator leaves it and its objects as they are. A deleted runtime's own
+/// status is forgotten too.
 pub fn readable(
     watch: impl Stream<Item = Result<watcher::Event<Lenient>, watcher::Error>> + Send + 'static,
     unreadable: Arc<Unreadable>,
+    own: Arc<Own>,
 ) -> impl Stream<Item = Result<watcher::Event<TrussiumRuntime>, watcher::Error>> + Send + 'static {
     watch.filter_map(move |event| {
         let event = event.map(|event| convert(event, &unreadable)).transpose();
+        if let Some(Ok(watcher::Event::Delete(rt))) = &event {
+            own.deleted(rt);
+        }
         futures::future::ready(event)
     })
 }
@@ -210,5 +216,73 @@ fn take_or_forget(
     match take(object, unreadable) {
         Some(rt) => Some(Ok(rt)),
         None => placeholder(metadata).map(Err),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn lenient(status: serde_json::Value, replicas: serde_json::Value) -> Lenient {
+        let object = json!({
+            "metadata": {"name": "x", "namespace": "ns", "uid": "u", "resourceVersion": "7"},
+            "spec": {
+                "image": {"repository": "r", "tag": "v1"},
+                "replicas": replicas,
+                "provider": {"type": "openai", "model": "m",
+                    "credentialsSecretRef": {"name": "s", "key": "k"}}
+            },
+            "status": status,
+        });
+        serde_json::from_value(object).unwrap_or_else(|err| panic!("{err}"))
+    }
+
+    fn far() -> serde_json::Value {
+        json!({"conditions": [{"type": "Ready", "status": "True", "reason": "RuntimeReady",
+            "message": "m", "lastTransitionTime": "9999-12-31T23:59:59Z"}]})
+    }
+
+    #[test]
+    fn a_status_that_does_not_parse_is_delivered_and_marked() {
+        let unreadable = Unreadable::default();
+        let event = convert(watcher::Event::Apply(lenient(far(), json!(1))), &unreadable);
+        let Some(watcher::Event::Apply(rt)) = event else {
+            panic!("expected the runtime, got {event:?}");
+        };
+        assert!(unreadable.holds(&rt));
+        // Another version of it, read whole: no longer marked.
+        let mut next = rt.clone();
+        next.metadata.resource_version = Some("8".into());
+        assert!(!unreadable.holds(&next));
+        let event = convert(
+            watcher::Event::Apply(lenient(json!({}), json!(1))),
+            &unreadable,
+        );
+        let Some(watcher::Event::Apply(rt)) = event else {
+            panic!("expected the runtime");
+        };
+        assert!(!unreadable.holds(&rt));
+    }
+
+    #[test]
+    fn a_runtime_that_cannot_be_read_is_forgotten() {
+        let unreadable = Unreadable::default();
+        let bad = || lenient(json!({}), json!(1_u64 << 40));
+        let event = convert(watcher::Event::Apply(bad()), &unreadable);
+        let Some(watcher::Event::Delete(rt)) = event else {
+            panic!("expected a stand-in to forget, got {event:?}");
+        };
+        assert_eq!(rt.metadata.name.as_deref(), Some("x"));
+        assert!(convert(watcher::Event::InitApply(bad()), &unreadable).is_none());
+        assert!(matches!(
+            convert(watcher::Event::Delete(bad()), &unreadable),
+            Some(watcher::Event::Delete(_))
+        ));
+        assert!(matches!(
+            convert(watcher::Event::Init, &unreadable),
+            Some(watcher::Event::Init)
+        ));
     }
 }

@@ -4,7 +4,7 @@
 //! added to [`Caches`] and not opened here does not compile; an owned kind
 //! opened here cannot be left unwired.
 
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret, Service, ServiceAccount};
@@ -69,12 +69,11 @@ pub fn watch(
     // (to repair them at once); our own status writes must not loop.
     let own = Arc::new(Own::default());
     let unreadable = Arc::new(Unreadable::default());
-    let (runtimes, changes) = open.runtimes(&everything, unreadable.clone());
+    let (runtimes, changes) = open.runtimes(&everything, unreadable.clone(), own.clone());
     let trigger = own.clone();
-    let changes = changes.applied_objects().predicate_filter(
-        move |rt: &TrussiumRuntime| trigger.trigger(rt),
-        Default::default(),
-    );
+    let changes = changes
+        .applied_objects()
+        .try_filter(move |rt| futures::future::ready(trigger.trigger(rt)));
     let controller = Controller::for_stream(changes, runtimes.store());
 
     // Owned kinds: unfiltered, so status changes (Deployment readiness) and
@@ -182,10 +181,11 @@ impl Opener<'_> {
         &mut self,
         config: &watcher::Config,
         unreadable: Arc<Unreadable>,
+        own: Arc<Own>,
     ) -> (Cached<TrussiumRuntime>, Watch<TrussiumRuntime>) {
         let lenient =
             lists::streamed_or_paged(self.scope.api::<Lenient>(self.client), config.clone());
-        let watch: BoxStream<'static, _> = readable(lenient, unreadable).boxed();
+        let watch: BoxStream<'static, _> = readable(lenient, unreadable, own).boxed();
         let (cached, changes, _) = Cached::reflect(watch.default_backoff(), &mut self.readiness);
         (cached, changes)
     }

@@ -1,11 +1,12 @@
 //! Status written by someone else: any value the API server accepts is
 //! survived, a forged status is repaired within seconds without an Event,
-//! later transitions are still announced, and `lastSuccessfulImage` only
-//! names an image that was Ready.
+//! later transitions are still announced (also when someone holds their
+//! names), and `lastSuccessfulImage` only names an image that was Ready.
 
 use std::time::Duration;
 
-use kube::api::{ApiResource, DynamicObject, Patch, PatchParams};
+use k8s_openapi::api::events::v1::Event;
+use kube::api::{ApiResource, DynamicObject, Patch, PatchParams, PostParams};
 use kube::{Api, ResourceExt};
 use serde_json::{Value, json};
 use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus};
@@ -13,6 +14,9 @@ use trussium_e2e::{
     BoxError, CONVERGE, Harness, NEVER_READY_IMAGE, TestResult, ensure, minimal, pairs, wait_for,
     with_operator,
 };
+
+use trussium_operator::announcement::event_name;
+use trussium_operator::events::Reason;
 
 use crate::operator::support::PROGRESS_DEADLINE_ARG;
 
@@ -293,6 +297,58 @@ async fn an_image_never_ready_is_not_the_last_successful_one() -> TestResult {
                 status.last_successful_image
             ),
         )?;
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn an_event_name_held_by_another_event_does_not_silence_the_event() -> TestResult {
+    with_operator("hostile-held-name", &[PROGRESS_DEADLINE_ARG], async |h| {
+        let rt = h.create_runtime(minimal("x", json!({}))?).await?;
+        let name = rt.name_any();
+        let uid = rt.uid().ok_or("no uid")?;
+        h.wait_ready(&name).await?;
+        h.wait_until_quiet(Duration::from_secs(2)).await?;
+        let sequence = h
+            .get(&name)
+            .await?
+            .status
+            .and_then(|s| s.report_sequence)
+            .ok_or("no reportSequence")?;
+
+        // Someone holds the names the next Events will have (as a forged
+        // sequence that went back would make ours repeat), with another note.
+        for reason in [Reason::RuntimeProgressing, Reason::RuntimeScaledToZero] {
+            let held = event_name(&name, &uid, sequence, reason);
+            let holder: Event = serde_json::from_value(json!({
+                "metadata": {"name": held, "namespace": h.namespace()},
+                "eventTime": "2026-01-01T00:00:00.000000Z",
+                "type": "Normal", "reason": reason.as_str(), "action": "Forged",
+                "note": "held by someone else",
+                "regarding": {"kind": "TrussiumRuntime", "name": name, "uid": uid,
+                    "apiVersion": "runtime.trussium.io/v1alpha1", "namespace": h.namespace()},
+                "reportingController": "someone-else", "reportingInstance": "e2e",
+            }))?;
+            h.events().create(&PostParams::default(), &holder).await?;
+        }
+
+        // The real transition is published all the same.
+        h.set_replicas(&name, 0).await?;
+        wait_for(
+            "the operator's RuntimeScaledToZero Event",
+            CONVERGE,
+            async || {
+                let ours = h.events_of(&uid).await?.into_iter().any(|e| {
+                    e.reason == "RuntimeScaledToZero"
+                        && e.reporting_controller == trussium_e2e::REPORTING_CONTROLLER
+                        && e.note != "held by someone else"
+                });
+                Ok(ours.then_some(()))
+            },
+        )
+        .await?;
         Ok(())
     })
     .await

@@ -9,7 +9,7 @@ use serde_json::json;
 use trussium_api::condition_type;
 use trussium_e2e::{
     Harness, NEVER_READY_IMAGE, NEW_TAG, OLD_TAG, REPOSITORY, TestResult, ensure, image,
-    openai_runtime, with_operator,
+    openai_runtime, pairs, with_operator,
 };
 
 use super::support::snapshot;
@@ -255,52 +255,101 @@ async fn upgrade_to_a_never_ready_image_fails_and_going_back_recovers() -> TestR
 
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
-async fn an_upgrade_to_a_digest_while_scaled_to_zero_completes_at_once() -> TestResult {
+async fn an_upgrade_to_a_digest_while_scaled_to_zero_completes_once_a_replica_is_ready()
+-> TestResult {
     with_operator("status-upgrade-zero", &[], async |fx: &mut Harness| {
         let v1 = image(OLD_TAG);
         let digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
         let pinned = format!("{REPOSITORY}@{digest}");
         fx.create_runtime(openai_runtime("x", OLD_TAG, 0, None))
             .await?;
-        // Scaled to zero from the start: the empty rollout completes, which
-        // is the first success.
-        let rt = settle(fx, "x", &Expect::scaled_to_zero("created at zero", &v1)).await?;
-        let mut events = vec![(N, "RuntimeProgressing"), (N, "RuntimeScaledToZero")];
+        // Scaled to zero from the start: the empty rollout completes, but no
+        // pod of the image was ever ready: no success yet.
+        let created = Expect {
+            last_successful_image: None,
+            ..Expect::scaled_to_zero("created at zero", &v1)
+        };
+        let rt = settle(fx, "x", &created).await?;
+        let events = vec![(N, "RuntimeProgressing"), (N, "RuntimeScaledToZero")];
         fx.expect_events(&rt, &events).await?;
 
-        // Pinning a digest is an upgrade; with nothing to roll it completes
-        // as soon as the Deployment controller has seen it.
+        // A first success at one replica, then back to zero.
+        fx.set_replicas("x", 1).await?;
+        settle(
+            fx,
+            "x",
+            &Expect::ready("scaled up", 1, &v1, ("False", "NoUpgrade")),
+        )
+        .await?;
+        fx.set_replicas("x", 0).await?;
+        let rt = settle(fx, "x", &Expect::scaled_to_zero("back at zero", &v1)).await?;
+        let uid = rt.metadata.uid.clone().ok_or("no uid")?;
+        let up = [(N, "RuntimeProgressing"), (N, "RuntimeReady")];
+        let then = |more: &[(&'static str, &'static str)]| {
+            [events.clone(), up.to_vec(), more.to_vec()].concat()
+        };
+        fx.expect_any_events(
+            &uid,
+            &[
+                then(&[(N, "RuntimeScaledToZero")]),
+                then(&[(N, "RuntimeProgressing"), (N, "RuntimeScaledToZero")]),
+            ],
+        )
+        .await?;
+
+        // Pinning a digest is an upgrade; at zero nothing runs it, so it
+        // stays in progress, and the last successful image stays.
         fx.patch_spec("x", json!({"image": {"tag": null, "digest": digest}}))
             .await?;
-        let done = Expect {
+        let pending = Expect {
             label: "pinned while at zero",
             conditions: conditions(
                 ("False", "ScaledToZero"),
                 ("False", "ScaledToZero"),
                 ("True", "ScaledToZero"),
                 ("False", "AsExpected"),
-                ("False", "UpgradeComplete"),
+                ("True", "UpgradeInProgress"),
             ),
+            current_image: Some(pinned.clone()),
+            last_successful_image: Some(v1.clone()),
             ..Expect::scaled_to_zero("pinned while at zero", &pinned)
         };
+        settle(fx, "x", &pending).await?;
+
+        // Scaled up: it completes once a replica of it is ready.
+        fx.set_replicas("x", 1).await?;
+        let done = Expect::ready(
+            "pinned and scaled up",
+            1,
+            &pinned,
+            ("False", "UpgradeComplete"),
+        );
         let rt = settle(fx, "x", &done).await?;
-        events.extend([
-            (N, "RuntimeUpgradeStarted"),
-            (N, "RuntimeProgressing"),
-            (N, "RuntimeScaledToZero"),
-            (N, "RuntimeUpgradeCompleted"),
-        ]);
-        let seen = fx.expect_events(&rt, &events).await?;
-        for e in seen
+        let seen = fx.events_of(&uid).await?;
+        let upgrades: Vec<_> = seen
             .iter()
             .filter(|e| e.reason.starts_with("RuntimeUpgrade"))
-        {
+            .collect();
+        ensure(
+            upgrades
+                .iter()
+                .map(|e| e.reason.as_str())
+                .collect::<Vec<_>>()
+                == ["RuntimeUpgradeStarted", "RuntimeUpgradeCompleted"],
+            format!("upgrade Events: {:?}", pairs(&seen)),
+        )?;
+        for e in upgrades {
             ensure(
                 e.note.contains(&v1) && e.note.contains(&pinned),
                 format!("{} does not name both images: {}", e.reason, e.note),
             )?;
         }
-        fx.events_stay(&rt, &events).await?;
+        let last = pairs(&seen).last().copied();
+        ensure(
+            last == Some((N, "RuntimeUpgradeCompleted")),
+            format!("the last Event: {last:?}"),
+        )?;
+        fx.events_stay(&rt, &pairs(&seen)).await?;
         Ok(())
     })
     .await
