@@ -44,7 +44,8 @@ pub fn summary(rt: &TrussiumRuntime) -> (Health, String) {
     };
     let cond = |t: &str| status.condition(t);
     let is = |t: &str, s: &str| cond(t).is_some_and(|c| c.status == s);
-    let reason_of = |t: &str| cond(t).map(|c| c.reason.clone()).unwrap_or_default();
+    // The CRD puts no pattern on a reason: anyone with status rights picks it.
+    let reason_of = |t: &str| cond(t).map(|c| safe(&c.reason)).unwrap_or_default();
     if is(condition_type::CONFIGURATION_VALID, "False") {
         return (
             Health::Bad,
@@ -70,7 +71,7 @@ pub fn summary(rt: &TrussiumRuntime) -> (Health, String) {
         );
     }
     if is(condition_type::READY, "True") {
-        if reason_of(condition_type::READY) == reason::SCALED_TO_ZERO {
+        if cond(condition_type::READY).is_some_and(|c| c.reason == reason::SCALED_TO_ZERO) {
             return (Health::Neutral, "Scaled to zero".to_string());
         }
         return (Health::Good, "Ready".to_string());
@@ -344,6 +345,29 @@ mod tests {
                 "Invalid configuration (SecretNotFound)".to_string()
             )
         );
+    }
+
+    #[test]
+    fn a_hostile_reason_in_the_summary_is_escaped() {
+        let mut rt = runtime(UPGRADING);
+        for (t, s, shown) in [
+            ("Degraded", "True", "Degraded (Oops\\x1b[31m\\nFORGED)"),
+            (
+                "ConfigurationValid",
+                "False",
+                "Invalid configuration (Oops\\x1b[31m\\nFORGED)",
+            ),
+        ] {
+            if let Some(c) = rt
+                .status
+                .as_mut()
+                .and_then(|st| st.conditions.iter_mut().find(|c| c.type_ == t))
+            {
+                c.status = s.into();
+                c.reason = "Oops\u{1b}[31m\nFORGED".into();
+            }
+            assert_eq!(summary(&rt), (Health::Bad, shown.to_string()));
+        }
     }
 
     #[test]

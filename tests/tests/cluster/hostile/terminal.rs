@@ -321,6 +321,19 @@ async fn hostile_text_reaches_no_terminal_raw_in(
         let out = plugin_in(&ns.name, args).await?;
         clean(&out, &args.join(" "))?;
     }
+
+    // The summary quotes the reason of the condition it reads (above, a
+    // clean ConfigurationValid=False was read first): a hostile one there.
+    let mut forged = hostile.clone();
+    forged["conditions"] = json!([condition("Degraded", "True", "Oops\u{1b}[31m", "forged")]);
+    ensure(
+        try_status(api, "shell", forged).await?,
+        "the API server refused a hostile reason",
+    )?;
+    let summary = plugin_in(&ns.name, &["status", "shell"]).await?;
+    exit(&summary, 0, "status shell (hostile reason)")?;
+    clean(&summary, "status shell (hostile reason)")?;
+    holds(&summary.stdout, "Degraded (Oops\\x1b[31m)", &summary)?;
     Ok(())
 }
 
