@@ -7,6 +7,7 @@ use k8s_openapi::jiff::Timestamp;
 use kube::{Resource, ResourceExt};
 use trussium_api::TrussiumRuntime;
 use trussium_api::image::version_of;
+use trussium_api::validation::syntax::without_user_info;
 
 use crate::age;
 use crate::fetched::Fetched;
@@ -156,6 +157,17 @@ fn field(out: &mut String, label: &str, value: &str) {
     ));
 }
 
+/// A base URL as it may be shown: without user information (a runtime
+/// stored before the API refused it may carry `user:password@`).
+fn base_url(url: &str) -> String {
+    let shown = without_user_info(url);
+    if shown == url {
+        safe(url)
+    } else {
+        format!("{} (user information hidden)", safe(&shown))
+    }
+}
+
 /// The detailed view of one runtime; `problem` says why its status could
 /// not be read (it is then shown without one).
 pub fn render_detail(
@@ -185,7 +197,7 @@ pub fn render_detail(
     field(&mut out, "Provider", rt.spec.provider.type_.as_str());
     field(&mut out, "Model", &safe(&rt.spec.provider.model));
     if let Some(url) = &rt.spec.provider.base_url {
-        field(&mut out, "Base URL", &safe(url));
+        field(&mut out, "Base URL", &base_url(url));
     }
     field(
         &mut out,
@@ -504,6 +516,32 @@ digest-pinned   -       3         openai     gpt-5      sha256:abcdef012345   13
         let text = render_list(&[Fetched::from_runtime(a)], true, now(), Palette::PLAIN);
         assert!(text.starts_with("NAMESPACE   NAME         READY"), "{text}");
         assert!(text.contains("trussium    private-ai   2"), "{text}");
+    }
+
+    #[test]
+    fn a_credential_in_the_base_url_is_not_shown() {
+        let mut rt = runtime(UPGRADING);
+        rt.spec.provider.base_url = Some("https://alice:sk-live-123@api.example.com/v1".into());
+        let text = render_detail(
+            &rt,
+            None,
+            &RecentEvents::Shown(vec![]),
+            now(),
+            Palette::PLAIN,
+        );
+        assert!(
+            !text.contains("alice") && !text.contains("sk-live"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Base URL:     https://api.example.com/v1 (user information hidden)\n"),
+            "{text}"
+        );
+        assert_eq!(
+            base_url("http://a.example/x@y"),
+            "http://a.example/x@y",
+            "an '@' in the path is no user information"
+        );
     }
 
     #[test]
