@@ -55,6 +55,13 @@ pub fn summary(rt: &TrussiumRuntime) -> (Health, String) {
             ),
         );
     }
+    // The operator stopped trying: its reason says what it waits for.
+    if is(condition_type::STALLED, "True") {
+        return (
+            Health::Bad,
+            format!("Stalled ({})", reason_of(condition_type::STALLED)),
+        );
+    }
     if is(condition_type::DEGRADED, "True") {
         return (
             Health::Bad,
@@ -188,6 +195,14 @@ pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
         _ => {}
     }
 
+    if let Some(c) = status
+        .condition(condition_type::STALLED)
+        .filter(|c| c.status == "True")
+        && steps.is_empty()
+    {
+        steps.extend(stall_step(&c.reason, &c.message, &name, &ns));
+    }
+
     let degraded = status
         .condition(condition_type::DEGRADED)
         .is_some_and(|c| c.status == "True");
@@ -198,6 +213,74 @@ pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
         });
     }
     steps
+}
+
+/// The step for a stall the operator will not retry by itself, by its
+/// reason; `None` for the others (the degraded step covers them).
+fn stall_step(why: &str, message: &str, name: &str, ns: &str) -> Option<NextStep> {
+    let events = shell_command(&["kubectl", "trussium", "events", name, "-n", ns]);
+    match why {
+        reason::INVALID_SPEC => {
+            let fields = invalid_fields(message);
+            let which = if fields.is_empty() {
+                "the condition message names the field".to_string()
+            } else {
+                safe(&fields.join(", "))
+            };
+            Some(NextStep {
+                why: format!("the spec breaks a rule of the API ({which}): correct it"),
+                command: shell_command(&["kubectl", "edit", "trussiumruntime", name, "-n", ns]),
+            })
+        }
+        reason::NAME_CONFLICT | reason::NETWORK_POLICY_CONFLICT => {
+            Some(match conflicting_object(message) {
+                Some((kind, object)) => NextStep {
+                    why: format!(
+                        "{kind} \"{object}\" holds the name and is not the runtime's: look at it, then remove or rename it (or the runtime)"
+                    ),
+                    command: shell_command(&[
+                        "kubectl",
+                        "get",
+                        &kind.to_ascii_lowercase(),
+                        object,
+                        "-n",
+                        ns,
+                        "-o",
+                        "yaml",
+                    ]),
+                },
+                None => NextStep {
+                    why: "an object someone else owns holds the name; the Events say which"
+                        .to_string(),
+                    command: events,
+                },
+            })
+        }
+        reason::APPLY_REFUSED | reason::NETWORK_POLICY_REFUSED => Some(NextStep {
+            why: "the API server refuses an owned object (its schema, or an admission policy or webhook); the Events say which and why".to_string(),
+            command: events,
+        }),
+        _ => None,
+    }
+}
+
+/// The fields an InvalidSpec message names: "The spec is invalid:
+/// spec.a: why; spec.b: why. …".
+fn invalid_fields(message: &str) -> Vec<&str> {
+    let list = message.split_once("invalid: ").map_or("", |(_, rest)| rest);
+    list.split("; ")
+        .filter_map(|problem| problem.split_once(": ").map(|(field, _)| field))
+        .filter(|f| f.starts_with("spec.") || f.starts_with("metadata."))
+        .collect()
+}
+
+/// The object a conflict message names (`Service "ai" exists and …`), when
+/// its kind and name are fit for a command.
+fn conflicting_object(message: &str) -> Option<(&str, &str)> {
+    let (kind, rest) = message.split_once(' ')?;
+    let (object, _) = rest.strip_prefix('"')?.split_once('"')?;
+    let kind_ok = !kind.is_empty() && kind.chars().all(|c| c.is_ascii_alphabetic());
+    (kind_ok && is_object_name(object)).then_some((kind, object))
 }
 
 /// One step per referenced Secret that the condition message names as missing
@@ -516,6 +599,98 @@ mod tests {
             ),
             "{steps:?}"
         );
+    }
+
+    fn stalled(reason: &str, message: &str) -> TrussiumRuntime {
+        let mut rt = runtime(UPGRADING);
+        if let Some(s) = rt.status.as_mut() {
+            for c in &mut s.conditions {
+                if c.type_ == "Degraded" {
+                    c.status = "True".into();
+                    c.reason = "ReconciliationFailed".into();
+                }
+            }
+            s.conditions.push(Condition {
+                type_: "Stalled".into(),
+                status: "True".into(),
+                reason: reason.into(),
+                message: message.into(),
+                last_transition_time: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(at(0)),
+                observed_generation: None,
+            });
+        }
+        rt
+    }
+
+    #[test]
+    fn a_stall_shows_its_reason_and_what_to_do() {
+        const EVENTS: &str = "kubectl trussium events private-ai -n trussium";
+        const EDIT: &str = "kubectl edit trussiumruntime private-ai -n trussium";
+        let refused = "The API server refuses Deployment \"private-ai\" (field spec.x): invalid.";
+        let taken = "exists and is not controlled by this TrussiumRuntime; remove or rename it.";
+        // (reason, message, the step's command, a part of its why)
+        let table = [
+            (
+                "InvalidSpec",
+                "The spec is invalid: spec.replicas: must be at most 1000: a larger Deployment could never converge here; spec.provider.baseURL: must not carry user information. No owned object is created or updated until it is fixed.".to_string(),
+                EDIT.to_string(),
+                "(spec.replicas, spec.provider.baseURL)",
+            ),
+            (
+                "InvalidSpec",
+                "something else".to_string(),
+                EDIT.to_string(),
+                "the condition message names the field",
+            ),
+            (
+                "NameConflict",
+                format!("Service \"private-ai\" {taken}"),
+                "kubectl get service private-ai -n trussium -o yaml".to_string(),
+                "Service \"private-ai\" holds the name",
+            ),
+            (
+                "NetworkPolicyConflict",
+                format!("NetworkPolicy \"private-ai\" {taken}"),
+                "kubectl get networkpolicy private-ai -n trussium -o yaml".to_string(),
+                "NetworkPolicy \"private-ai\"",
+            ),
+            (
+                "NameConflict",
+                format!("Service \"x; rm -rf ~\" {taken}"),
+                EVENTS.to_string(),
+                "the Events say which",
+            ),
+            (
+                "ApplyRefused",
+                refused.to_string(),
+                EVENTS.to_string(),
+                "admission policy",
+            ),
+            (
+                "NetworkPolicyRefused",
+                refused.to_string(),
+                EVENTS.to_string(),
+                "admission policy",
+            ),
+            (
+                "ProgressDeadlineExceeded",
+                "no progress".to_string(),
+                EVENTS.to_string(),
+                "degraded",
+            ),
+        ];
+        for (reason, message, command, why) in table {
+            let rt = stalled(reason, &message);
+            assert_eq!(
+                summary(&rt),
+                (Health::Bad, format!("Stalled ({reason})")),
+                "{reason}"
+            );
+            let steps = next_steps(&rt);
+            assert_eq!(steps.len(), 1, "{reason}: {steps:?}");
+            assert_eq!(steps[0].command, command, "{reason}: {steps:?}");
+            assert!(steps[0].why.contains(why), "{reason}: {steps:?}");
+        }
     }
 
     #[test]
