@@ -94,7 +94,7 @@ never\t''"
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -s A -l all-namespaces -d 'List runtimes across all namespaces'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -s V -l version -d 'Print version'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l replicas -d 'The new replica count, 0 or more' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l replicas -d 'The new replica count, 0 to 1000 (the API\'s bound)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r

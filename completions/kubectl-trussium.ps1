@@ -117,7 +117,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             break
         }
         'kubectl-trussium;scale' {
-            [CompletionResult]::new('--replicas', '--replicas', [CompletionResultType]::ParameterName, 'The new replica count, 0 or more')
+            [CompletionResult]::new('--replicas', '--replicas', [CompletionResultType]::ParameterName, 'The new replica count, 0 to 1000 (the API''s bound)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')

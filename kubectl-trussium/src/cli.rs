@@ -13,6 +13,7 @@ use clap::{
 };
 use trussium_api::duration;
 use trussium_api::image::{check_digest, check_tag};
+use trussium_api::validation::MAX_REPLICAS;
 
 use crate::exit;
 use crate::output::{ColorChoice, OutputFormat};
@@ -358,7 +359,7 @@ pub struct ScaleArgs {
     #[arg(value_name = "NAME")]
     pub name: RuntimeName,
 
-    /// The new replica count, 0 or more
+    /// The new replica count, 0 to 1000 (the API's bound)
     #[arg(long, value_name = "N", value_parser = parse_replicas, allow_negative_numbers = true)]
     pub replicas: i32,
 
@@ -530,6 +531,11 @@ fn parse_replicas(value: &str) -> Result<i32, String> {
     if n < 0 {
         return Err(format!(
             "replicas must be 0 or more (got {n}); use 0 to scale the runtime down"
+        ));
+    }
+    if n > i64::from(MAX_REPLICAS) {
+        return Err(format!(
+            "replicas must be at most {MAX_REPLICAS} (got {n}), the most the API allows"
         ));
     }
     i32::try_from(n).map_err(|_| format!("{n} replicas is more than the API allows"))
@@ -806,6 +812,18 @@ mod tests {
         );
         assert!(try_parse(&["scale", "rt", "--replicas", "two"]).is_err());
         assert!(try_parse(&["scale", "rt"]).is_err());
+        let max = MAX_REPLICAS.to_string();
+        assert!(try_parse(&["scale", "rt", "--replicas", &max]).is_ok());
+        for over in ["1001", "2147483647", "99999999999"] {
+            let err = try_parse(&["scale", "rt", "--replicas", over])
+                .err()
+                .unwrap_or_else(|| panic!("{over} accepted"));
+            assert_eq!(err.exit_code(), 2, "{over}");
+            assert!(
+                err.to_string().contains("replicas must be at most 1000"),
+                "{err}"
+            );
+        }
     }
 
     #[test]
