@@ -14,7 +14,8 @@ use k8s_openapi::api::admissionregistration::v1::{
     ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, ValidatingWebhookConfiguration,
 };
 use k8s_openapi::api::apps::v1::Deployment;
-use kube::api::{DeleteParams, PostParams};
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{DeleteParams, ListParams, PostParams};
 use kube::{Api, Client};
 use serde_json::{Value, json};
 use trussium_api::condition_type;
@@ -274,6 +275,55 @@ async fn an_apply_the_api_server_refuses_stalls_once_and_is_not_retried() -> Tes
             ],
         )
         .await?;
+        Ok(())
+    })
+    .await
+}
+
+/// A stall is remembered: the Deployment's status changing (its pods
+/// deleted and replaced, as a crash-looping runtime's would be) reconciles
+/// the runtime, and the refused write is not sent again.
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn a_stalled_runtime_does_not_resend_the_refused_write_when_its_deployment_changes()
+-> TestResult {
+    with_operator("hostile-remembered", &[], async |fx: &mut Harness| {
+        let ns = fx.namespace().to_string();
+        fx.create_runtime(minimal("x", json!({}))?).await?;
+        fx.wait_ready("x").await?;
+        let denial = Denial::install(&ns, "apps", "deployments", deployment_probe()).await?;
+        fx.set_replicas("x", 2).await?;
+        fx.wait_condition(
+            "x",
+            condition_type::STALLED,
+            "True",
+            Some("ApplyRefused"),
+            CONVERGE,
+        )
+        .await?;
+
+        let mark = fx.mark();
+        let pods = fx.api::<Pod>();
+        let selector = ListParams::default().labels("app.kubernetes.io/instance=x");
+        for _ in 0..3 {
+            pods.delete_collection(&DeleteParams::default(), &selector)
+                .await?;
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        }
+        // The changes did reconcile it (else this would prove nothing) ...
+        fx.wait_for_reconciles_of("x", 1, mark.log, CONVERGE)
+            .await?;
+        // ... and the refused write was not sent again.
+        let writes = deployment_writes(fx, &mark).await?;
+        ensure(
+            writes == 0,
+            format!("the refused Deployment was sent {writes} more time(s)"),
+        )?;
+
+        // The spec changed once the obstacle is gone: applied at once.
+        denial.remove(&ns, deployment_probe()).await?;
+        fx.set_replicas("x", 3).await?;
+        fx.wait_ready("x").await?;
         Ok(())
     })
     .await
