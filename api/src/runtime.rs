@@ -407,10 +407,10 @@ pub struct NetworkPolicyIngress {
 
 /// CPU-based horizontal autoscaling through an autoscaling/v2 HPA.
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
-#[x_kube(validation = Rule::new("!self.enabled || has(self.maxReplicas)")
-    .message("autoscaling.enabled requires autoscaling.maxReplicas"))]
-#[x_kube(validation = Rule::new("!has(self.maxReplicas) || self.maxReplicas >= self.minReplicas")
-    .message("autoscaling.maxReplicas must be at least autoscaling.minReplicas"))]
+#[x_kube(validation = Rule::new(rules::AUTOSCALING_MAX_REPLICAS.cel)
+    .message(rules::AUTOSCALING_MAX_REPLICAS.message))]
+#[x_kube(validation = Rule::new(rules::AUTOSCALING_MAX_AT_LEAST_MIN.cel)
+    .message(rules::AUTOSCALING_MAX_AT_LEAST_MIN.message))]
 #[serde(rename_all = "camelCase")]
 pub struct AutoscalingSpec {
     /// Create and manage the HPA; while enabled it owns the replica count.

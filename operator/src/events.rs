@@ -9,7 +9,7 @@
 //! | Event (type)                     | When                                                                          | Action             |
 //! |----------------------------------|-------------------------------------------------------------------------------|--------------------|
 //! | `ConfigurationInvalid` (Warning) | ConfigurationValid becomes False, or stays False with another reason/message (¹) | ValidateReferences |
-//! | `ReconciliationFailed` (Warning) | Degraded becomes True/ReconciliationFailed                                    | Reconcile          |
+//! | `ReconciliationFailed` (Warning) | Degraded becomes True/ReconciliationFailed, or is so while Stalled becomes True or another True reason (²) | Reconcile |
 //! | `RuntimeUpgradeStarted`          | Upgrading becomes True/UpgradeInProgress, or stays so for a new desired image | Upgrade            |
 //! | `RuntimeProgressing`             | Progressing becomes True                                                      | Rollout            |
 //! | `RuntimeDegraded` (Warning)      | Degraded becomes True/ProgressDeadlineExceeded or True/ReplicaFailure         | Rollout            |
@@ -21,6 +21,10 @@
 //!
 //! (¹) not for another message of `ReferenceCheckFailed`: it carries the API
 //! error, whose text may differ on every retry.
+//! (²) a retried failure that turns out permanent (Stalled False/Retrying to
+//! True/ApplyRefused), or one stall turning into another (ApplyRefused to
+//! NetworkPolicyConflict), is news: the operator stops retrying, or the
+//! obstacle changed. One Warning per diff all the same.
 //!
 //! The table order is the emission order within one diff: the cause first
 //! (configuration, reconcile failure, the requested upgrade), then what the
@@ -290,7 +294,20 @@ impl<'a> Diff<'a> {
     fn reconciliation_failed(&self) -> Option<Transition> {
         let (old, new) = self.pair(condition_type::DEGRADED);
         let failed = |s: State| s.is(ConditionStatus::True, condition::RECONCILIATION_FAILED);
-        (failed(new) && !failed(old)).then(|| transition(Reason::ReconciliationFailed, new.message))
+        // Only while the failure is a reconcile failure: the other stalls
+        // (a missing Secret, an invalid spec, a failed rollout) have their
+        // own Warnings.
+        let (was, stalled) = self.pair(condition_type::STALLED);
+        let newly_stalled = stalled.is_true() && !was.is(ConditionStatus::True, stalled.reason);
+        let news = !failed(old) || newly_stalled;
+        (failed(new) && news).then(|| {
+            let note = if newly_stalled {
+                stalled.message
+            } else {
+                new.message
+            };
+            transition(Reason::ReconciliationFailed, note)
+        })
     }
 
     fn progressing(&self) -> Option<Transition> {
@@ -714,6 +731,55 @@ mod tests {
             reasons(&transitions(Some(&rf), &rf_again)),
             Vec::<&str>::new()
         );
+    }
+
+    /// A reconcile failure that stalls, or whose stall changes reason, is
+    /// one Warning; the same stall again, or a retried failure, is none.
+    #[test]
+    fn a_stall_of_a_failed_reconcile_is_one_warning() {
+        let degraded = "Degraded=True/ReconciliationFailed";
+        let retrying = status(&[degraded, "Stalled=False/Retrying"], A, None);
+        let refused = status(&[degraded, "Stalled=True/ApplyRefused"], A, None);
+        let conflict = status(&[degraded, "Stalled=True/NetworkPolicyConflict"], A, None);
+        let calm = status(
+            &["Degraded=False/AsExpected", "Stalled=False/AsExpected"],
+            A,
+            None,
+        );
+        let missing = status(
+            &[
+                "Degraded=True/ConfigurationInvalid",
+                "Stalled=True/SecretNotFound",
+            ],
+            A,
+            None,
+        );
+        let warning = ["ReconciliationFailed"];
+        let none: [&str; 0] = [];
+        let table: [(&TrussiumRuntimeStatus, &TrussiumRuntimeStatus, &[&str]); 8] = [
+            // Transient, then permanent: the retries stop.
+            (&retrying, &refused, &warning),
+            // One stall turns into another.
+            (&refused, &conflict, &warning),
+            // Stalled and degraded at once: once, not twice.
+            (&calm, &refused, &warning),
+            // From another stall's Warning to a reconcile failure's.
+            (&missing, &refused, &["ReconciliationFailed"]),
+            // The same stall again, and a stall that is retried now.
+            (&refused, &refused, &none),
+            (&conflict, &retrying, &none),
+            (&retrying, &retrying, &none),
+            // Recovered.
+            (&refused, &calm, &["RuntimeRecovered"]),
+        ];
+        for (i, (old, new, want)) in table.into_iter().enumerate() {
+            assert_eq!(reasons(&transitions(Some(old), new)), want, "case {i}");
+        }
+        // The note says why it stalled.
+        let events = transitions(Some(&retrying), &refused);
+        assert_eq!(events[0].note, "Stalled is ApplyRefused.");
+        // The first stored status of a runtime that stalls at once.
+        assert_eq!(reasons(&transitions(None, &refused)), warning);
     }
 
     #[test]

@@ -52,6 +52,9 @@ pub struct AuditEvent {
     pub response_object: Option<serde_json::Value>,
     #[serde(default)]
     pub annotations: BTreeMap<String, String>,
+    /// When the API server reached `stage` (RFC 3339, microseconds).
+    #[serde(default)]
+    pub stage_timestamp: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -99,6 +99,18 @@ pub fn problems(rt: &TrussiumRuntime) -> Vec<Problem> {
             "spec.autoscaling.minReplicas",
         );
         found.replicas(autoscaling.max_replicas, "spec.autoscaling.maxReplicas");
+        found.check(
+            !autoscaling.enabled || autoscaling.max_replicas.is_some(),
+            "spec.autoscaling",
+            &rules::AUTOSCALING_MAX_REPLICAS,
+        );
+        found.check(
+            autoscaling
+                .max_replicas
+                .is_none_or(|max| max >= autoscaling.min_replicas),
+            "spec.autoscaling",
+            &rules::AUTOSCALING_MAX_AT_LEAST_MIN,
+        );
     }
     for (i, secret) in spec.image_pull_secrets.iter().flatten().enumerate() {
         let field = format!("spec.imagePullSecrets[{i}].name");

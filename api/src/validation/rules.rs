@@ -101,6 +101,18 @@ pub const BASE_URL_NO_USER_INFO: Rule = Rule {
     message: "provider.baseURL must not contain user information (user:password@): store the credential in a Secret and reference it with provider.credentialsSecretRef",
 };
 
+// --- autoscaling ---
+
+pub const AUTOSCALING_MAX_REPLICAS: Rule = Rule {
+    cel: "!self.enabled || has(self.maxReplicas)",
+    message: "autoscaling.enabled requires autoscaling.maxReplicas",
+};
+
+pub const AUTOSCALING_MAX_AT_LEAST_MIN: Rule = Rule {
+    cel: "!has(self.maxReplicas) || self.maxReplicas >= self.minReplicas",
+    message: "autoscaling.maxReplicas must be at least autoscaling.minReplicas",
+};
+
 // --- resources ---
 
 pub const QUANTITY: Rule = Rule {

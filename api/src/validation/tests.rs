@@ -91,6 +91,24 @@ fn replicas() {
 }
 
 #[test]
+fn autoscaling() {
+    assert_valid(json!({"autoscaling": {"enabled": true, "minReplicas": 2, "maxReplicas": 2}}));
+    // Disabled, it needs no maximum.
+    assert_valid(json!({"autoscaling": {"enabled": false, "minReplicas": 2}}));
+    assert_refused(
+        json!({"autoscaling": {"enabled": true, "minReplicas": 2}}),
+        &[("spec.autoscaling", rules::AUTOSCALING_MAX_REPLICAS.message)],
+    );
+    assert_refused(
+        json!({"autoscaling": {"enabled": false, "minReplicas": 3, "maxReplicas": 2}}),
+        &[(
+            "spec.autoscaling",
+            rules::AUTOSCALING_MAX_AT_LEAST_MIN.message,
+        )],
+    );
+}
+
+#[test]
 fn secret_references() {
     assert_valid(json!({
         "imagePullSecrets": [{"name": "ghcr"}, {"name": "a.b-c"}],

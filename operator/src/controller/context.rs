@@ -9,6 +9,7 @@ use super::cache::Caches;
 use super::pacing::StatusWrites;
 use super::publish::Reporter;
 use super::refusals::Refusals;
+use super::stalls::Stalls;
 use super::terminating::Terminating;
 use super::unsure::Unsure;
 use crate::backoff::{Backoff, Retries};
@@ -34,6 +35,9 @@ pub struct Context {
     pub retries: Mutex<Retries>,
     /// Applies refused once, to be confirmed by the retry.
     pub refusals: Refusals,
+    /// Runtimes stalled by a refusal that will repeat: not applied again
+    /// until the spec changes or the resync.
+    pub stalls: Stalls,
     /// Runtimes whose last status write had no answer.
     pub unsure: Unsure,
     /// Runtimes let go because their namespace is being deleted.
@@ -60,6 +64,7 @@ impl Context {
             backoff: Mutex::new(Backoff::default()),
             retries: Mutex::new(Retries::default()),
             refusals: Refusals::default(),
+            stalls: Stalls::default(),
             unsure: Unsure::default(),
             terminating: Terminating::default(),
         }

@@ -111,14 +111,15 @@ pub fn classify(err: &kube::Error) -> Failure {
 /// body does not decode into the kind (a quantity that does not parse, a
 /// value of the wrong type). The same body fails the same way every time;
 /// the API server reports it as its own failure only for want of a better
-/// code. Anything else a 500 says is a failure of the server.
+/// code. Anything else a 500 says is a failure of the server: also a bare
+/// "cannot unmarshal", which a stored object that does not decode gives
+/// too (the phrases of the apply body cover the quantities).
 fn undecodable(message: &str) -> bool {
-    const SAID: [&str; 5] = [
+    const SAID: [&str; 4] = [
         "failed to create typed patch object",
         "unable to convert unstructured object to",
         "quantities must match the regular expression",
         "unable to parse quantity",
-        "cannot unmarshal",
     ];
     SAID.iter().any(|said| message.contains(said))
 }
@@ -253,7 +254,7 @@ mod tests {
             reason: String::new(),
             conflict: false,
         };
-        let table: [(kube::Error, Failure); 18] = [
+        let table: [(kube::Error, Failure); 19] = [
             (api(500, "InternalError", QUANTITY_SEEN), permanent(None)),
             (unanswered, Failure::Transient),
             (
@@ -287,6 +288,15 @@ mod tests {
             ),
             (
                 api(500, "InternalError", "etcdserver: request timed out"),
+                Failure::Transient,
+            ),
+            // A stored object that does not decode: not the body sent.
+            (
+                api(
+                    500,
+                    "InternalError",
+                    "json: cannot unmarshal string into Go struct field ObjectMeta.metadata.generation of type int64",
+                ),
                 Failure::Transient,
             ),
             (api(502, "", "bad gateway"), Failure::Transient),

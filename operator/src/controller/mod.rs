@@ -13,6 +13,7 @@ mod publish;
 mod reconcile;
 mod refusals;
 mod report;
+mod stalls;
 mod terminating;
 mod unsure;
 

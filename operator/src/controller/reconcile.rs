@@ -75,6 +75,7 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     // write yet, and Events are derived from the stored status.
     let Some(rt) = caches.runtimes.get(&namespace, &name) else {
         ctx.unsure.clear(&namespace, &name);
+        ctx.stalls.forget(&namespace, &name);
         lock(&ctx.retries).succeeded(&namespace, &name);
         caches.own.forget(&namespace, &name);
         return Ok(Action::await_change());
@@ -160,6 +161,14 @@ async fn write(
     let ReferenceCheck::Resolved { versions } = references else {
         return ControlFlow::Continue(Outcome::Blocked(observed));
     };
+    let namespace = rt.namespace().unwrap_or_default();
+    let name = rt.name_any();
+    // Stalled for this spec: the same write would be refused the same way
+    // (see `stalls`); reported again without sending it.
+    let generation = rt.metadata.generation;
+    if let Some(stall) = ctx.stalls.held(&namespace, &name, generation, ctx.resync) {
+        return ControlFlow::Continue(Outcome::Refused(observed, stall));
+    }
     let build_ctx = BuildContext {
         config: &ctx.config,
         secret_versions: versions,
@@ -169,11 +178,10 @@ async fn write(
         Ok(desired) => desired,
         Err(err) => return ControlFlow::Continue(Outcome::Failed(observed, err.to_string())),
     };
-    let namespace = rt.namespace().unwrap_or_default();
-    let name = rt.name_any();
     let failed = match apply_all(ctx, rt, &namespace, desired).await {
         Ok(applied) => {
             ctx.refusals.clear(&namespace, &name);
+            ctx.stalls.forget(&namespace, &name);
             return ControlFlow::Continue(Outcome::Applied(applied));
         }
         Err(failed) => failed,
@@ -193,6 +201,7 @@ async fn write(
         Verdict::Permanent(stall) => {
             tracing::warn!(%namespace, %name, kind = %failed.kind, reason = stall.reason, error = %failed, "applying refused; not retrying until something changes");
             ctx.refusals.clear(&namespace, &name);
+            ctx.stalls.remember(&namespace, &name, generation, &stall);
             ControlFlow::Continue(Outcome::Refused(observed, stall))
         }
     }

@@ -88,7 +88,9 @@ pub enum BuildError {
     /// have a name, namespace and uid.
     #[error("TrussiumRuntime has no metadata.{0}")]
     MissingMetadata(&'static str),
-    /// The API server refuses this (CEL); kept as an error rather than a guess.
+    /// The API server refuses this (CEL), and so does the reconcile before
+    /// building (`trussium_api::validation::problems`, InvalidSpec); kept as
+    /// an error rather than a guess.
     #[error("spec.autoscaling.enabled requires spec.autoscaling.maxReplicas")]
     MissingMaxReplicas,
     #[error("cannot hash the desired {kind}: {source}")]
