@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use trussium_e2e::{
     AuditEvent, BoxError, CONVERGE, Harness, OPERATOR_USER, PROMPT, QUIET_IN_STEADY_STATE,
     TestNamespace, TestResult, admin_client, admin_kubeconfig_path, describe_requests, holds_for,
-    install, kubectl_path, minimal, require_cluster, with_operator,
+    install, kubectl_path, minimal, require_cluster, wait_for, with_operator,
 };
 
 /// Whether any object in `value` has one of `keys`, at any depth.
@@ -334,13 +334,6 @@ async fn only_spec_changes_and_referenced_secrets_wake_the_operator() -> TestRes
         runtimes
             .patch(&name, &PatchParams::default(), &Patch::Merge(&touch))
             .await?;
-        runtimes
-            .patch_status(
-                &name,
-                &PatchParams::default(),
-                &Patch::Merge(json!({"status": {"endpoint": "http://tampered"}})),
-            )
-            .await?;
         h.create_secret("unrelated", "k", "v").await?;
         h.api::<Secret>()
             .patch("unrelated", &PatchParams::default(), &Patch::Merge(&touch))
@@ -351,14 +344,31 @@ async fn only_spec_changes_and_referenced_secrets_wake_the_operator() -> TestRes
         })
         .await?;
 
-        // A spec change does wake it, and the status is told the truth again.
+        // A status the operator did not write wakes it: it is repaired at
+        // once, not at the resync.
+        let endpoint = format!("http://{name}.{}.svc.cluster.local:9000", h.namespace());
+        runtimes
+            .patch_status(
+                &name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"status": {"endpoint": "http://tampered"}})),
+            )
+            .await?;
+        wait_for("the tampered endpoint to be repaired", PROMPT, async || {
+            let rt = runtimes.get(&name).await?;
+            let repaired = rt.status.and_then(|s| s.endpoint).as_deref() == Some(endpoint.as_str());
+            Ok(repaired.then_some(()))
+        })
+        .await?;
+
+        // A spec change wakes it.
         let log_mark = h.operator.log_mark();
         h.patch_spec(&name, json!({"replicas": 2})).await?;
         h.wait_for_reconciles_of(&name, 1, log_mark, PROMPT).await?;
         let rt = h.wait_ready(&name).await?;
         assert_eq!(
             rt.status.and_then(|s| s.endpoint).as_deref(),
-            Some(format!("http://{name}.{}.svc.cluster.local:9000", h.namespace()).as_str())
+            Some(endpoint.as_str())
         );
         Ok(())
     })
