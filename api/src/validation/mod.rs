@@ -54,10 +54,14 @@ pub(crate) struct Problems(Vec<Problem>);
 
 impl Problems {
     pub(crate) fn check(&mut self, ok: bool, field: impl Into<String>, rule: &Rule) {
+        self.refuse_unless(ok, field, rule.message);
+    }
+
+    fn refuse_unless(&mut self, ok: bool, field: impl Into<String>, message: &'static str) {
         if !ok {
             self.0.push(Problem {
                 field: field.into(),
-                message: rule.message,
+                message,
             });
         }
     }
@@ -181,13 +185,9 @@ fn resources(found: &mut Problems, resources: &ResourceRequirements) {
     ] {
         for (name, value) in values.iter().flatten() {
             let field = format!("spec.resources.{list}[{name}]");
-            let parsed = parse(value);
-            found.check(parsed.is_some(), field.clone(), &rules::QUANTITY);
-            found.check(
-                parsed.is_none_or(|v| v >= 0.0),
-                field,
-                &rules::QUANTITY_NOT_NEGATIVE,
-            );
+            // As the pattern: no sign `-`, even on a zero.
+            let ok = !value.0.starts_with('-') && parse(value).is_some_and(|v| v >= 0.0);
+            found.refuse_unless(ok, field, rules::QUANTITY_MESSAGE);
         }
     }
     let empty = BTreeMap::new();

@@ -101,13 +101,11 @@ fn patch(node: &mut Map<String, Value>) {
         add(node, &rules::REQUESTS_WITHIN_LIMITS);
         for list in ["limits", "requests"] {
             at(node, &[list], &[], &[("maxProperties", MAX_PROPERTIES)]);
-            let quantity = [&rules::QUANTITY, &rules::QUANTITY_NOT_NEGATIVE];
-            at(
-                node,
-                &[list, "{}"],
-                &quantity,
-                &[("maxLength", MAX_QUANTITY)],
-            );
+            if let Some(quantity) = property(node, &[list, "{}"]) {
+                quantity.insert("maxLength".into(), json!(MAX_QUANTITY));
+                quantity.insert("pattern".into(), json!(rules::QUANTITY_PATTERN));
+                quantity.insert("minimum".into(), json!(0));
+            }
         }
     } else if has(
         node,

@@ -147,17 +147,24 @@ async fn quantities_that_do_not_parse_are_negative_or_exceed_the_limit_are_refus
     refuse_all(
         "hostile-quantities",
         vec![
+            // OpenAPI's `pattern` and `minimum` (see rules::QUANTITY_PATTERN):
+            // the API server's own words, which quote the pattern.
             case(
                 "quantity that does not parse",
                 json!({"resources": {"limits": {"cpu": "lots"}}}),
-                &["spec.resources.limits[cpu]", rules::QUANTITY.message],
+                &["spec.resources.limits.cpu", "should match"],
             ),
             case(
                 "negative quantity",
                 json!({"resources": {"requests": {"memory": "-1Gi"}}}),
+                &["spec.resources.requests.memory", "should match"],
+            ),
+            case(
+                "negative number",
+                json!({"resources": {"requests": {"cpu": -1}}}),
                 &[
-                    "spec.resources.requests[memory]",
-                    rules::QUANTITY_NOT_NEGATIVE.message,
+                    "spec.resources.requests.cpu",
+                    "should be greater than or equal to 0",
                 ],
             ),
             case(
