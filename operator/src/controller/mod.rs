@@ -20,7 +20,7 @@ mod unsure;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use futures::{Future, StreamExt};
+use futures::{Future, FutureExt, StreamExt};
 use kube::runtime::controller::{self, Action};
 use kube::runtime::utils::Backoff;
 use kube::{Api, Client, Resource, ResourceExt};
@@ -96,6 +96,9 @@ pub async fn run(
         reconcile_timeout,
     } = pace;
     let Clients { requests, watches } = clients;
+    // Awaited twice: by the controller's graceful shutdown and by the stop
+    // before the first list (below).
+    let shutdown = shutdown.shared();
     // Every watch fills a cache, which reconciles read only (see `cache`),
     // and triggers the controller.
     let (caches, controller) = cache::watch(&watches, &scope, watch_timeout_seconds);
@@ -136,6 +139,22 @@ pub async fn run(
         }
     });
 
+    // kube holds the controller's runner until the runtime store has its
+    // first list, and a graceful shutdown waits for that runner: with the API
+    // server out of reach, SIGTERM would wait for ever (until the kubelet's
+    // SIGKILL). Before that first list no reconcile has started, so there is
+    // nothing to finish.
+    let stopped_before_listing = {
+        let shutdown = shutdown.clone();
+        let ctx = ctx.clone();
+        async move {
+            shutdown.await;
+            if ctx.caches.runtimes.listed() {
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+
     instruments.metrics.count_runtimes(runtime_store.clone());
     instruments
         .metrics
@@ -152,7 +171,7 @@ pub async fn run(
     // for one of `concurrency` slots (see `lanes`), so that reports are not
     // queued behind creations. kube still never runs two reconciles of one
     // runtime at once.
-    controller
+    let controller = controller
         .with_config(controller::Config::default().concurrency(0))
         .trigger_backoff(EachWatchBacksOff)
         .graceful_shutdown_on(shutdown)
@@ -173,8 +192,13 @@ pub async fn run(
                 }
                 Err(err) => tracing::warn!(error = %err, "reconcile failed"),
             }
-        })
-        .await;
+        });
+    tokio::select! {
+        () = controller => {}
+        () = stopped_before_listing => {
+            tracing::info!("stopping before the first list of runtimes: no reconcile to finish");
+        }
+    }
 }
 
 /// The controller's backoff over all its triggers together: none, as each

@@ -1,6 +1,8 @@
 //! Faults the operator survives without losing or repeating an Event: a
 //! `kill -9` while it converges many runtimes, its Secret permission
-//! revoked and restored (or missing from the start: it must still stop), a second writer fighting over a field it owns, and
+//! revoked and restored (or missing from the start: it must still stop), the
+//! API server out of reach from the start (it must still stop), a second
+//! writer fighting over a field it owns, and
 //! an object someone else created under a runtime's name. (API server and
 //! etcd restarts need the cluster to themselves: see the
 //! `control_plane_faults` test binary.)
@@ -23,6 +25,7 @@ use trussium_e2e::{
     BoxError, CONVERGE, Harness, OLD_TAG, Operator, QUIET_AFTER_SETTLING, TestResult, all_ready,
     check_first_rollout_events, condition, describe_requests, ensure, events_by_runtime,
     openai_runtime, repo_root, service_account_username, wait_for, with_operator,
+    with_operator_behind_relay,
 };
 
 const N: &str = "Normal";
@@ -287,6 +290,43 @@ async fn an_operator_whose_caches_never_fill_still_stops_when_told() -> TestResu
         let outcome = stops_before_its_caches_fill(h, &account).await;
         account.delete().await;
         outcome
+    })
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn an_operator_that_cannot_reach_the_api_server_still_stops_when_told() -> TestResult {
+    with_operator_behind_relay("fault-unreachable", &[], async |h| {
+        h.operator.stop().await;
+        let Some(relay) = h.relay.as_ref() else {
+            return Err("the harness started no relay".into());
+        };
+        // Connections are accepted and never answered: no list ever arrives.
+        relay.cut();
+        let namespace = h.ns.name.clone();
+        h.operator = Operator::start_behind(&h.ns.client, &namespace, &[], relay).await?;
+        wait_for("the operator to start", CONVERGE, async || {
+            Ok(h.operator.log_text().contains("starting").then_some(()))
+        })
+        .await?;
+        // Its watches have been waiting a while by now.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let asked = Instant::now();
+        let exited = h.operator.terminate(Duration::from_secs(10)).await;
+        relay.heal();
+        ensure(
+            exited,
+            "the operator did not exit within 10 s of SIGTERM while the API server never answered",
+        )?;
+        eprintln!(
+            "fault-unreachable: exited {:.1}s after SIGTERM",
+            asked.elapsed().as_secs_f64()
+        );
+        ensure(
+            h.operator.log_text().contains("stopped"),
+            "the operator's log does not say it stopped",
+        )
     })
     .await
 }
