@@ -13,6 +13,7 @@ use serde_json::json;
 use trussium_api::TrussiumRuntime;
 
 use super::cache::{Cached, Kept};
+use super::lock::lock;
 use crate::backoff::{self, Backoff, Verdict};
 use crate::drift::{drifted, needs_apply};
 use crate::ownership::{innermost_list, take_over_list};
@@ -81,7 +82,7 @@ pub async fn ensure<K: Owned>(
             namespace: namespace.clone(),
             name: name.clone(),
         };
-        let verdict = super::lock(backoff).drifted(&object, Instant::now());
+        let verdict = lock(backoff).drifted(&object, Instant::now());
         match verdict {
             Verdict::Revert { nth: 1 } => {}
             Verdict::Revert { nth } => {

@@ -14,9 +14,9 @@ use kube::Client;
 use kube::api::ListParams;
 use trussium_api::TrussiumRuntime;
 
-use super::Scope;
 use super::cache::Trust;
 use super::error::one_line;
+use super::scope::Scope;
 use crate::leader::Leadership;
 
 /// How long to wait before reading again after a failed read.

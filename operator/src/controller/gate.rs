@@ -11,8 +11,10 @@ use kube::runtime::controller::Action;
 use kube::runtime::reflector::{ObjectRef, Store};
 use trussium_api::TrussiumRuntime;
 
+use super::context::Context;
+use super::error::Error;
 use super::lanes::{Lane, Lanes};
-use super::{Context, Error, reconcile};
+use super::reconcile;
 use crate::leader::Leadership;
 use crate::metrics::{Metrics, ReconcileResult};
 
@@ -103,7 +105,7 @@ mod tests {
 
     use super::*;
     use crate::config::OperatorConfig;
-    use crate::controller::{Reporter, Scope, cache};
+    use crate::controller::{cache, publish::Reporter, scope::Scope};
 
     /// Every runtime's gate is alive at once while it waits for leadership
     /// or a slot (3000 runtimes, 3000 gates). It must not carry the

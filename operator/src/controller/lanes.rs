@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::oneshot;
 
-use super::lock;
+use super::lock::lock;
 
 /// Which lane a reconcile waits in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,53 +8,35 @@ mod error;
 mod failure;
 mod gate;
 mod lanes;
+mod lock;
 mod pacing;
 mod publish;
 mod reconcile;
 mod refusals;
 mod report;
+mod scope;
 mod stalls;
 mod terminating;
 mod unsure;
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::{Future, FutureExt, StreamExt};
 use kube::runtime::controller::{self, Action};
 use kube::runtime::utils::Backoff;
-use kube::{Api, Client, Resource, ResourceExt};
+use kube::{Client, ResourceExt};
 use trussium_api::TrussiumRuntime;
 
 pub use context::Context;
 pub use error::Error;
 pub use gate::Instruments;
 pub use publish::Reporter;
+pub use scope::Scope;
+
+use lock::lock;
 
 use crate::config::OperatorConfig;
-
-/// How long to wait before the first retry while something is failing
-/// (each further retry waits longer: see [`crate::backoff::Retries`]).
-pub const RETRY: Duration = crate::backoff::RETRY_FIRST;
-
-/// Where the operator looks: the whole cluster or one namespace.
-#[derive(Clone, Debug)]
-pub enum Scope {
-    Cluster,
-    Namespace(String),
-}
-
-impl Scope {
-    fn api<K>(&self, client: &Client) -> Api<K>
-    where
-        K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>,
-    {
-        match self {
-            Scope::Cluster => Api::all(client.clone()),
-            Scope::Namespace(ns) => Api::namespaced(client.clone(), ns),
-        }
-    }
-}
 
 /// How many reconciles run at once, how often a runtime nothing changed is
 /// reconciled again, how long a watch runs before it is opened again, and
@@ -218,14 +200,6 @@ impl Iterator for EachWatchBacksOff {
 
 impl Backoff for EachWatchBacksOff {
     fn reset(&mut self) {}
-}
-
-/// Locks a mutex of the shell's bookkeeping. Nothing holding one of these
-/// locks can leave its map half-changed, so a poisoned lock is still good.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Every error of a reconcile may pass by itself (see `failure`: what will

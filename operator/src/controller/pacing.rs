@@ -8,6 +8,7 @@
 //! carries progress waits until the runtime's last status write is
 //! [`PROGRESS_EVERY`] old, and is dropped if a transition overtakes it.
 
+use super::lock::lock;
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -51,7 +52,7 @@ impl StatusWrites {
     }
 
     fn lock(&self) -> MutexGuard<'_, Written> {
-        super::lock(&self.last)
+        lock(&self.last)
     }
 }
 

@@ -18,7 +18,7 @@ use super::cache::Cached;
 use super::context::Context;
 use super::error::{Error, one_line};
 use super::failure::{self, Failed, Verdict};
-use super::lock;
+use super::lock::lock;
 use super::report::{Written, report};
 use super::terminating::Known;
 use crate::references::{ReferenceCheck, check_references, referenced_secrets};

@@ -6,7 +6,7 @@
 //! serviceIP: range is full", 500) until it has read the Service CIDRs. A
 //! runtime must not turn Degraded, with a Warning, because the API server
 //! restarted: such an answer is reported once it has lasted [`GRACE`], that
-//! is when the retry ([`super::RETRY`] later) gets one too. A reconcile that
+//! is when the retry ([`RETRY_FIRST`] later) gets one too. A reconcile that
 //! something else triggers sooner (the watch event of an object the same
 //! reconcile created, say) does not count as that retry. A real missing
 //! permission or a broken admission webhook is reported one retry late.
@@ -15,7 +15,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::RETRY;
+use super::lock::lock;
+use crate::backoff::RETRY_FIRST;
 
 /// Whether an answer with this HTTP status code to an apply is retried once
 /// before it is reported: a refusal (403) or a failure of the server itself
@@ -27,7 +28,7 @@ pub fn retried_before_reporting(code: u16) -> bool {
 
 /// How long such answers must last before they are reported: a little less
 /// than the retry interval, so that the scheduled retry reports them.
-pub const GRACE: Duration = RETRY.saturating_sub(Duration::from_secs(1));
+pub const GRACE: Duration = RETRY_FIRST.saturating_sub(Duration::from_secs(1));
 
 /// How long a runtime's answers are remembered after the last one: longer
 /// than the longest wait before a retry, so that the retry finds the first.
@@ -56,14 +57,14 @@ impl Refusals {
 
     /// Forgets `namespace/name` (its apply went through).
     pub fn clear(&self, namespace: &str, name: &str) {
-        let mut runs = super::lock(&self.runs);
+        let mut runs = lock(&self.runs);
         if !runs.is_empty() {
             runs.remove(&(namespace.to_string(), name.to_string()));
         }
     }
 
     fn lasted_at(&self, namespace: &str, name: &str, now: Instant) -> bool {
-        let mut runs = super::lock(&self.runs);
+        let mut runs = lock(&self.runs);
         runs.retain(|_, run| now.saturating_duration_since(run.last) < REMEMBERED);
         let run = runs
             .entry((namespace.to_string(), name.to_string()))
@@ -89,11 +90,11 @@ mod tests {
         assert!(!refusals.lasted_at("ns", "a", now + Duration::from_millis(60)));
         assert!(!refusals.lasted_at("ns", "a", now + GRACE - Duration::from_millis(1)));
         // The scheduled retry is.
-        assert!(refusals.lasted_at("ns", "a", now + RETRY));
-        assert!(GRACE < RETRY);
+        assert!(refusals.lasted_at("ns", "a", now + RETRY_FIRST));
+        assert!(GRACE < RETRY_FIRST);
         // Others are counted on their own.
-        assert!(!refusals.lasted_at("ns", "b", now + RETRY));
-        assert!(!refusals.lasted_at("other", "a", now + RETRY));
+        assert!(!refusals.lasted_at("ns", "b", now + RETRY_FIRST));
+        assert!(!refusals.lasted_at("other", "a", now + RETRY_FIRST));
     }
 
     #[test]
@@ -103,7 +104,7 @@ mod tests {
         assert!(!refusals.lasted_at("ns", "a", now));
         for retry in 1..20 {
             assert!(
-                refusals.lasted_at("ns", "a", now + RETRY * retry),
+                refusals.lasted_at("ns", "a", now + RETRY_FIRST * retry),
                 "{retry}"
             );
         }
@@ -125,8 +126,8 @@ mod tests {
         let now = Instant::now();
         assert!(!refusals.lasted_at("ns", "a", now));
         assert!(!refusals.lasted_at("ns", "a", now + REMEMBERED));
-        assert!(refusals.lasted_at("ns", "a", now + REMEMBERED + RETRY));
+        assert!(refusals.lasted_at("ns", "a", now + REMEMBERED + RETRY_FIRST));
         refusals.clear("ns", "a");
-        assert!(!refusals.lasted_at("ns", "a", now + REMEMBERED + RETRY));
+        assert!(!refusals.lasted_at("ns", "a", now + REMEMBERED + RETRY_FIRST));
     }
 }

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use super::lock::lock;
 use crate::status::stalled::Stall;
 
 /// A stall and what it holds for.
@@ -49,7 +50,7 @@ impl Stalls {
 
     /// Forgets `namespace/name` (applied, or gone).
     pub fn forget(&self, namespace: &str, name: &str) {
-        let mut runtimes = super::lock(&self.runtimes);
+        let mut runtimes = lock(&self.runtimes);
         if !runtimes.is_empty() {
             runtimes.remove(&(namespace.to_string(), name.to_string()));
         }
@@ -68,7 +69,7 @@ impl Stalls {
             since: now,
             stall: stall.clone(),
         };
-        super::lock(&self.runtimes).insert((namespace.to_string(), name.to_string()), remembered);
+        lock(&self.runtimes).insert((namespace.to_string(), name.to_string()), remembered);
     }
 
     fn held_at(
@@ -79,7 +80,7 @@ impl Stalls {
         resync: Duration,
         now: Instant,
     ) -> Option<Stall> {
-        let mut runtimes = super::lock(&self.runtimes);
+        let mut runtimes = lock(&self.runtimes);
         if runtimes.is_empty() {
             return None;
         }

@@ -26,6 +26,7 @@
 use std::collections::HashSet;
 use std::sync::Mutex;
 
+use super::lock::lock;
 use kube::core::Status;
 
 /// The `StatusCause` type of the API server's refusal to create anything in
@@ -77,7 +78,7 @@ pub struct Terminating {
 impl Terminating {
     /// Whether the runtime with `uid` is being let go.
     pub fn holds(&self, uid: &str) -> bool {
-        let uids = super::lock(&self.uids);
+        let uids = lock(&self.uids);
         !uids.is_empty() && uids.contains(uid)
     }
 
@@ -97,7 +98,7 @@ impl Terminating {
         cached: impl IntoIterator<Item = Known<'a>>,
     ) -> usize {
         let cached: Vec<Known> = cached.into_iter().collect();
-        let mut uids = super::lock(&self.uids);
+        let mut uids = lock(&self.uids);
         uids.retain(|uid| cached.iter().any(|rt| rt.uid == uid));
         if !cached.iter().any(|rt| rt.uid == refused.uid) {
             return 0;
@@ -211,6 +212,6 @@ mod tests {
         terminating.let_go(rt("two", "c"), [rt("one", "b"), rt("two", "c")]);
         assert!(!terminating.holds("a"));
         assert!(terminating.holds("b") && terminating.holds("c"));
-        assert_eq!(super::super::lock(&terminating.uids).len(), 2);
+        assert_eq!(super::lock(&terminating.uids).len(), 2);
     }
 }

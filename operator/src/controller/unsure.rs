@@ -5,6 +5,7 @@
 //! That report reads the runtime fresh (see `report`): its Events are named
 //! after the stored status.
 
+use super::lock::lock;
 use std::collections::HashSet;
 use std::sync::Mutex;
 
@@ -29,13 +30,13 @@ pub struct Unsure {
 impl Unsure {
     /// The last status write of `namespace/name` may or may not have been made.
     pub fn mark(&self, namespace: &str, name: &str) {
-        super::lock(&self.runtimes).insert((namespace.to_string(), name.to_string()));
+        lock(&self.runtimes).insert((namespace.to_string(), name.to_string()));
     }
 
     /// The stored status of `namespace/name` is known again (or the runtime
     /// is gone).
     pub fn clear(&self, namespace: &str, name: &str) {
-        let mut runtimes = super::lock(&self.runtimes);
+        let mut runtimes = lock(&self.runtimes);
         if !runtimes.is_empty() {
             runtimes.remove(&(namespace.to_string(), name.to_string()));
         }
@@ -43,7 +44,7 @@ impl Unsure {
 
     /// Whether the last status write of `namespace/name` had no answer.
     pub fn holds(&self, namespace: &str, name: &str) -> bool {
-        let runtimes = super::lock(&self.runtimes);
+        let runtimes = lock(&self.runtimes);
         !runtimes.is_empty() && runtimes.contains(&(namespace.to_string(), name.to_string()))
     }
 }

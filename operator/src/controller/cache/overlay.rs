@@ -17,7 +17,7 @@ use kube::Resource;
 use kube::runtime::reflector::ObjectRef;
 
 use super::trust::Trust;
-use crate::controller::lock;
+use crate::controller::lock::lock;
 
 /// How long a remembered write may stand in for a cache that has not caught
 /// up. Far longer than any watch lag; it bounds the case where the watch

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus};
 
-use crate::controller::lock;
+use crate::controller::lock::lock;
 use crate::status::basis::same_as_written;
 
 #[derive(Default)]

@@ -17,7 +17,7 @@ use serde::{Deserialize, Deserializer};
 use trussium_api::TrussiumRuntime;
 
 use super::Own;
-use crate::controller::lock;
+use crate::controller::lock::lock;
 use crate::lenient::{Read, placeholder, read};
 
 /// A runtime as the watch delivers it: its metadata, and the runtime read

@@ -12,7 +12,7 @@ use futures::channel::mpsc;
 use futures::stream::BoxStream;
 use kube::runtime::watcher;
 
-use crate::controller::lock;
+use crate::controller::lock::lock;
 
 /// One item each time a watch turns from accepted to refused.
 pub type Refusals = BoxStream<'static, ()>;

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
 
-use crate::controller::lock;
+use crate::controller::lock::lock;
 
 pub struct Trust {
     /// The highest revision the watch has delivered to the store.

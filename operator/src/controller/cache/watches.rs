@@ -23,7 +23,7 @@ use trussium_api::labels::{MANAGED_BY, MANAGED_BY_VALUE};
 
 use super::readable::{Lenient, readable};
 use super::{Cached, Kept, Own, Readiness, Refusals, Synced, Unreadable, Watch, lists};
-use crate::controller::Scope;
+use crate::controller::scope::Scope;
 use crate::references::referenced_secrets;
 
 /// Every cache a reconcile reads, one per watched kind.
