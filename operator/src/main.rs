@@ -1,5 +1,6 @@
 //! `trussium-operator`: runs the TrussiumRuntime controller.
 
+use std::future::Future;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -20,12 +21,28 @@ use trussium_operator::metrics::{ApiRequestsLayer, Metrics};
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    if let Some(Command::Crd) = cli.command {
+        return print_crd();
+    }
+    match run(cli).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => fail(&message),
+    }
+}
+
+/// The arguments, or the exit code when they end the run (`--help`, a
+/// usage error).
+fn parse() -> Result<Cli, ExitCode> {
+    match Cli::try_parse() {
+        Ok(cli) => Ok(cli),
         Err(err) if !err.use_stderr() => {
             // --help, --version
             let _ = err.print();
-            return ExitCode::SUCCESS;
+            Err(ExitCode::SUCCESS)
         }
         Err(err) => {
             // clap's first line, without its usage block.
@@ -33,143 +50,167 @@ async fn main() -> ExitCode {
             let line = text.lines().next().unwrap_or("invalid arguments");
             let line = line.strip_prefix("error: ").unwrap_or(line);
             eprintln!("trussium-operator: {line} (see --help)");
-            return ExitCode::from(2);
+            Err(ExitCode::from(2))
         }
-    };
-    if let Some(Command::Crd) = cli.command {
-        return match trussium_api::crd::crd_yaml() {
-            Ok(yaml) => match std::io::stdout().write_all(yaml.as_bytes()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(err) => fail(&format!("writing the CRD: {err}")),
-            },
-            Err(err) => fail(&format!("rendering the CRD: {err}")),
-        };
     }
-    let timings = match LeaseTimings::new(
+}
+
+fn print_crd() -> ExitCode {
+    match trussium_api::crd::crd_yaml() {
+        Ok(yaml) => match std::io::stdout().write_all(yaml.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => fail(&format!("writing the CRD: {err}")),
+        },
+        Err(err) => fail(&format!("rendering the CRD: {err}")),
+    }
+}
+
+/// What starts, in order, until SIGTERM (or a lost leadership) ends it.
+async fn run(cli: Cli) -> Result<(), String> {
+    let timings = LeaseTimings::new(
         cli.leader_elect_lease_duration,
         cli.leader_elect_renew_deadline,
         cli.leader_elect_retry_period,
-    ) {
-        Ok(timings) => timings,
-        Err(err) => return fail(&err),
-    };
+    )?;
     init_tracing(cli.log_format);
-
     // Listen first: a port in use is a start-up error, not a later surprise.
-    let metrics_listener = match listen(cli.metrics_bind_address.0, "metrics").await {
-        Ok(listener) => listener,
-        Err(err) => return fail(&err),
-    };
-    let probe_listener = match listen(cli.health_probe_bind_address.0, "health probes").await {
-        Ok(listener) => listener,
-        Err(err) => return fail(&err),
-    };
-
+    let metrics_listener = listen(cli.metrics_bind_address.0, "metrics").await?;
+    let probe_listener = listen(cli.health_probe_bind_address.0, "health probes").await?;
     let metrics = Metrics::new();
     let health = Health::default();
-    let kube_config = match kube_config().await {
-        Ok(config) => config,
-        Err(err) => return fail(&err),
-    };
-    let clients = match clients(kube_config.clone(), cli.request_timeout, &metrics, &health) {
-        Ok(clients) => clients,
-        Err(err) => return fail(&err),
-    };
-    if let Some(listener) = metrics_listener {
-        tokio::spawn(endpoints::serve(listener, Routes::Metrics(metrics.clone())));
-    }
-    if let Some(listener) = probe_listener {
-        tokio::spawn(endpoints::serve(listener, Routes::Probes(health.clone())));
-    }
-
-    let config = OperatorConfig {
-        progress_deadline_seconds: cli.progress_deadline_seconds,
-        cluster_domain: cli.cluster_domain,
-    };
-    let scope = match cli.namespace {
-        Some(ns) => Scope::Namespace(ns),
-        None => Scope::Cluster,
-    };
-    let reporter = Reporter {
-        controller: "trussium-operator".into(),
-        // The pod name in a cluster; otherwise the host and process.
-        instance: std::env::var("POD_NAME").unwrap_or_else(|_| {
-            let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-            format!("{}-{}", host.trim(), std::process::id())
-        }),
-    };
-    let election = if cli.leader_elect {
-        let namespace = cli
-            .leader_elect_resource_namespace
-            .clone()
-            .unwrap_or_else(|| clients.requests.default_namespace().to_string());
-        let renewals = Renewals::default();
-        let lease_client =
-            match election_client(kube_config, &timings, &renewals, &metrics, &health) {
-                Ok(client) => client,
-                Err(err) => return fail(&err),
-            };
-        Some(Election::new(
-            lease_client,
-            renewals,
-            &namespace,
-            &cli.leader_elect_resource_name,
-            &reporter.instance,
+    let kube_config = kube_config().await?;
+    let clients = clients(&kube_config, cli.request_timeout, &metrics, &health)?;
+    serve(metrics_listener, Routes::Metrics(metrics.clone()));
+    serve(probe_listener, Routes::Probes(health.clone()));
+    let reporter = reporter();
+    let election = match cli.leader_elect {
+        true => Some(election(
+            &cli,
+            kube_config,
+            &clients,
+            &reporter,
             timings,
-        ))
-    } else {
-        None
+            (&metrics, &health),
+        )?),
+        false => None,
     };
     let (leadership, role) = match election {
         Some(_) => Leadership::standby(),
         None => Leadership::always(),
     };
     let role = Arc::new(role);
+    let (config, scope, pace) = settings(&cli);
     tracing::info!(?scope, ?config, leader_elect = cli.leader_elect, "starting");
-
-    let stopping = {
-        let role = role.clone();
-        async move {
-            shutdown_signal().await;
-            tracing::info!("stopping: finishing the reconciles in flight");
-            role.send_replace(Role::Stopping);
-        }
-    };
     let instruments = Instruments {
         leadership,
         metrics: metrics.clone(),
         health,
     };
+    let stopping = stopping(role.clone());
     let controller = controller::run(
         clients,
         config,
         scope,
-        controller::Pace {
-            concurrency: cli.concurrency,
-            resync: std::time::Duration::from_secs(cli.resync_seconds),
-            watch_timeout_seconds: cli.watch_timeout_seconds,
-            reconcile_timeout: cli.reconcile_timeout,
-        },
+        pace,
         reporter,
         instruments,
         stopping,
     );
-    match &election {
-        None => controller.await,
-        Some(election) => {
-            tokio::select! {
-                () = controller => {}
-                lost = election.campaign(&role, &metrics) => {
-                    // As controller-runtime: no drain, another replica leads now.
-                    eprintln!("trussium-operator: lost leadership: {lost}");
-                    std::process::exit(1);
-                }
-            }
-            election.release().await;
+    campaign_while(controller, election.as_ref(), &role, &metrics).await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Runs `controller` to its end; with an election, campaigns meanwhile,
+/// releases the Lease at the end, and exits at once if leadership is lost.
+async fn campaign_while(
+    controller: impl Future<Output = ()>,
+    election: Option<&Election>,
+    role: &tokio::sync::watch::Sender<Role>,
+    metrics: &Metrics,
+) {
+    let Some(election) = election else {
+        return controller.await;
+    };
+    tokio::select! {
+        () = controller => {}
+        lost = election.campaign(role, metrics) => {
+            // As controller-runtime: no drain, another replica leads now.
+            eprintln!("trussium-operator: lost leadership: {lost}");
+            std::process::exit(1);
         }
     }
-    tracing::info!("stopped");
-    ExitCode::SUCCESS
+    election.release().await;
+}
+
+/// What the controller is told: its configuration, where it looks, its pace.
+fn settings(cli: &Cli) -> (OperatorConfig, Scope, controller::Pace) {
+    let config = OperatorConfig {
+        progress_deadline_seconds: cli.progress_deadline_seconds,
+        cluster_domain: cli.cluster_domain.clone(),
+    };
+    let scope = match &cli.namespace {
+        Some(ns) => Scope::Namespace(ns.clone()),
+        None => Scope::Cluster,
+    };
+    let pace = controller::Pace {
+        concurrency: cli.concurrency,
+        resync: Duration::from_secs(cli.resync_seconds),
+        watch_timeout_seconds: cli.watch_timeout_seconds,
+        reconcile_timeout: cli.reconcile_timeout,
+    };
+    (config, scope, pace)
+}
+
+/// Who writes Events: the pod name in a cluster; otherwise the host and
+/// process.
+fn reporter() -> Reporter {
+    Reporter {
+        controller: "trussium-operator".into(),
+        instance: std::env::var("POD_NAME").unwrap_or_else(|_| {
+            let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+            format!("{}-{}", host.trim(), std::process::id())
+        }),
+    }
+}
+
+/// The leader election, with its own client (see [`election_client`]).
+fn election(
+    cli: &Cli,
+    kube_config: Config,
+    clients: &Clients,
+    reporter: &Reporter,
+    timings: LeaseTimings,
+    (metrics, health): (&Metrics, &Health),
+) -> Result<Election, String> {
+    let namespace = cli
+        .leader_elect_resource_namespace
+        .clone()
+        .unwrap_or_else(|| clients.requests.default_namespace().to_string());
+    let renewals = Renewals::default();
+    let lease_client = election_client(kube_config, &timings, &renewals, metrics, health)?;
+    Ok(Election::new(
+        lease_client,
+        renewals,
+        &namespace,
+        &cli.leader_elect_resource_name,
+        &reporter.instance,
+        timings,
+    ))
+}
+
+/// Resolves on SIGINT or SIGTERM, once this replica has stepped down.
+async fn stopping(role: Arc<tokio::sync::watch::Sender<Role>>) {
+    shutdown_signal().await;
+    tracing::info!("stopping: finishing the reconciles in flight");
+    role.send_replace(Role::Stopping);
+}
+
+/// Serves `routes` on `listener`, when there is one.
+fn serve(listener: Option<tokio::net::TcpListener>, routes: Routes) {
+    if let Some(listener) = listener {
+        tokio::spawn(endpoints::serve(listener, routes));
+    }
 }
 
 /// Binds `address` for `what`, or nothing when it is disabled.
@@ -214,56 +255,55 @@ async fn kube_config() -> Result<Config, String> {
 /// reconciles use times out after `request_timeout` (without an answer it
 /// would hold its reconcile forever); the watches' client has no timeout.
 fn clients(
-    config: Config,
+    config: &Config,
     request_timeout: Duration,
     metrics: &Metrics,
     health: &Health,
 ) -> Result<Clients, String> {
-    let watches = client(config.clone(), metrics, health)?;
-    let mut config = config;
-    let timeout = Some(request_timeout);
-    config.connect_timeout = timeout;
-    config.read_timeout = timeout;
-    config.write_timeout = timeout;
-    // Count the read timeout from the request, not from when its pooled
-    // connection went idle.
-    config.reset_reader_on_write = true;
-    let requests = client(config, metrics, health)?;
+    let counted = ApiRequestsLayer::new(metrics.clone(), health.clone());
+    let watches = ClientBuilder::try_from(config.clone())
+        .map_err(cannot_build)?
+        .with_layer(&counted)
+        .build();
+    let requests = ClientBuilder::try_from(timed(config.clone(), request_timeout))
+        .map_err(cannot_build)?
+        .with_layer(&counted)
+        .build();
     Ok(Clients { requests, watches })
-}
-
-/// A kube client, counting its requests.
-fn client(config: Config, metrics: &Metrics, health: &Health) -> Result<Client, String> {
-    let builder = ClientBuilder::try_from(config)
-        .map_err(|err| format!("cannot build a Kubernetes client: {err}"))?;
-    Ok(builder
-        .with_layer(&ApiRequestsLayer::new(metrics.clone(), health.clone()))
-        .build())
 }
 
 /// The leader election's own client: every request times out (see
 /// `LeaseTimings::request_timeout`), and its accepted Lease writes are
 /// recorded in `renewals`.
 fn election_client(
-    mut config: Config,
+    config: Config,
     timings: &LeaseTimings,
     renewals: &Renewals,
     metrics: &Metrics,
     health: &Health,
 ) -> Result<Client, String> {
-    let timeout = Some(timings.request_timeout());
-    config.connect_timeout = timeout;
-    config.read_timeout = timeout;
-    config.write_timeout = timeout;
+    Ok(
+        ClientBuilder::try_from(timed(config, timings.request_timeout()))
+            .map_err(cannot_build)?
+            .with_layer(&ApiRequestsLayer::new(metrics.clone(), health.clone()))
+            .with_layer(&renewals.layer())
+            .build(),
+    )
+}
+
+/// `config` with every request timing out after `timeout`.
+fn timed(mut config: Config, timeout: Duration) -> Config {
+    config.connect_timeout = Some(timeout);
+    config.read_timeout = Some(timeout);
+    config.write_timeout = Some(timeout);
     // Count the read timeout from the request, not from when its pooled
     // connection went idle.
     config.reset_reader_on_write = true;
-    let builder = ClientBuilder::try_from(config)
-        .map_err(|err| format!("cannot build a Kubernetes client: {err}"))?;
-    Ok(builder
-        .with_layer(&ApiRequestsLayer::new(metrics.clone(), health.clone()))
-        .with_layer(&renewals.layer())
-        .build())
+    config
+}
+
+fn cannot_build(err: kube::Error) -> String {
+    format!("cannot build a Kubernetes client: {err}")
 }
 
 fn init_tracing(format: LogFormat) {
