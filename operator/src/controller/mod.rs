@@ -19,11 +19,12 @@ mod stalls;
 mod terminating;
 mod unsure;
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use futures::{Future, FutureExt, StreamExt};
 use kube::runtime::controller::{self, Action};
+use kube::runtime::reflector::ObjectRef;
 use kube::runtime::utils::Backoff;
 use kube::{Client, ResourceExt};
 use trussium_api::TrussiumRuntime;
@@ -37,6 +38,7 @@ pub use scope::Scope;
 use lock::lock;
 
 use crate::config::OperatorConfig;
+use crate::health::Health;
 
 /// How many reconciles run at once, how often a runtime nothing changed is
 /// reconciled again, how long a watch runs before it is opened again, and
@@ -71,19 +73,13 @@ pub async fn run(
     instruments: Instruments,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let Pace {
-        concurrency,
-        resync,
-        watch_timeout_seconds,
-        reconcile_timeout,
-    } = pace;
     let Clients { requests, watches } = clients;
     // Awaited twice: by the controller's graceful shutdown and by the stop
     // before the first list (below).
     let shutdown = shutdown.shared();
     // Every watch fills a cache, which reconciles read only (see `cache`),
     // and triggers the controller.
-    let (caches, controller) = cache::watch(&watches, &scope, watch_timeout_seconds);
+    let (caches, controller) = cache::watch(&watches, &scope, pace.watch_timeout_seconds);
     let runtime_store = caches.runtimes.store();
     // Reports need to know when the runtime cache may miss a write.
     tokio::spawn(catch_up::catch_up(
@@ -98,55 +94,25 @@ pub async fn run(
         reporter,
         instruments.metrics.clone(),
         caches,
-        resync,
+        pace.resync,
     ));
 
-    // Readiness: every cache holds its first full list, so a reconcile can
-    // decide. Asked, not awaited: the controller waits on the runtime store,
-    // and a store's `wait_until_ready` wakes only its last waiter.
-    tokio::spawn({
-        let ctx = Arc::downgrade(&ctx);
-        let health = instruments.health.clone();
-        async move {
-            let mut every = tokio::time::interval(Duration::from_millis(100));
-            loop {
-                every.tick().await;
-                match ctx.upgrade() {
-                    Some(ctx) if ctx.caches.all_listed() => break health.set_synced(),
-                    Some(_) => {}
-                    // Stopped before the caches synced.
-                    None => break,
-                }
-            }
-        }
-    });
-
-    // kube holds the controller's runner until the runtime store has its
-    // first list, and a graceful shutdown waits for that runner: with the API
-    // server out of reach, SIGTERM would wait for ever (until the kubelet's
-    // SIGKILL). Before that first list no reconcile has started, so there is
-    // nothing to finish.
-    let stopped_before_listing = {
-        let shutdown = shutdown.clone();
-        let ctx = ctx.clone();
-        async move {
-            shutdown.await;
-            if ctx.caches.runtimes.listed() {
-                std::future::pending::<()>().await;
-            }
-        }
-    };
+    tokio::spawn(report_readiness(
+        Arc::downgrade(&ctx),
+        instruments.health.clone(),
+    ));
+    let stopped_before_listing = stopped_before_listing(shutdown.clone(), ctx.clone());
 
     instruments.metrics.count_runtimes(runtime_store.clone());
     instruments
         .metrics
-        .set_max_concurrent_reconciles(concurrency);
+        .set_max_concurrent_reconciles(pace.concurrency);
     let gate = Arc::new(gate::Gate {
         leadership: instruments.leadership,
         metrics: instruments.metrics,
         store: runtime_store,
-        lanes: lanes::Lanes::new(usize::from(concurrency)),
-        deadline: reconcile_timeout,
+        lanes: lanes::Lanes::new(usize::from(pace.concurrency)),
+        deadline: pace.reconcile_timeout,
     });
 
     // Unbounded here: every reconcile starts at once and waits in its lane
@@ -165,21 +131,53 @@ pub async fn run(
             error_policy,
             ctx,
         )
-        .for_each(|result| async move {
-            match result {
-                Ok((object, _)) => tracing::debug!(runtime = %object, "reconciled"),
-                // A runtime deleted while its owned objects still change.
-                Err(controller::Error::ObjectNotFound(object)) => {
-                    tracing::debug!(runtime = %object, "gone")
-                }
-                Err(err) => tracing::warn!(error = %err, "reconcile failed"),
-            }
-        });
+        .for_each(|result| async move { log_outcome(result) });
     tokio::select! {
         () = controller => {}
         () = stopped_before_listing => {
             tracing::info!("stopping before the first list of runtimes: no reconcile to finish");
         }
+    }
+}
+
+/// Readiness: every cache holds its first full list, so a reconcile can
+/// decide. Asked, not awaited: the controller waits on the runtime store,
+/// and a store's `wait_until_ready` wakes only its last waiter.
+async fn report_readiness(ctx: Weak<Context>, health: Health) {
+    let mut every = tokio::time::interval(Duration::from_millis(100));
+    loop {
+        every.tick().await;
+        match ctx.upgrade() {
+            Some(ctx) if ctx.caches.all_listed() => break health.set_synced(),
+            Some(_) => {}
+            // Stopped before the caches synced.
+            None => break,
+        }
+    }
+}
+
+/// Resolves on `shutdown` if the runtime store has no first list yet. kube
+/// holds the controller's runner until that list, and a graceful shutdown
+/// waits for the runner: with the API server out of reach, SIGTERM would
+/// wait for ever (until the kubelet's SIGKILL). Before that first list no
+/// reconcile has started, so there is nothing to finish.
+async fn stopped_before_listing(shutdown: impl Future<Output = ()>, ctx: Arc<Context>) {
+    shutdown.await;
+    if ctx.caches.runtimes.listed() {
+        std::future::pending::<()>().await;
+    }
+}
+
+fn log_outcome<E: std::fmt::Display>(
+    result: Result<(ObjectRef<TrussiumRuntime>, Action), controller::Error<Error, E>>,
+) {
+    match result {
+        Ok((object, _)) => tracing::debug!(runtime = %object, "reconciled"),
+        // A runtime deleted while its owned objects still change.
+        Err(controller::Error::ObjectNotFound(object)) => {
+            tracing::debug!(runtime = %object, "gone")
+        }
+        Err(err) => tracing::warn!(error = %err, "reconcile failed"),
     }
 }
 
