@@ -190,24 +190,10 @@ impl Metrics {
             "The operator's version; always 1",
             build_info.clone(),
         );
-        build_info
-            .get_or_create(&VersionLabels {
-                version: env!("CARGO_PKG_VERSION").into(),
-            })
-            .set(1);
         #[cfg(target_os = "linux")]
         registry.register_collector(Box::new(process::ProcessCollector));
-        // As controller-runtime: the reconcile counters exist from the start
-        // at 0, so that rate() and alerts see them before the first error.
-        let controller = Self::controller();
-        let _ = reconcile_errors.get_or_create(&controller);
-        for result in ReconcileResult::ALL {
-            let _ = reconcile_total.get_or_create(&ResultLabels {
-                controller: CONTROLLER.into(),
-                result: result.label().into(),
-            });
-        }
         registry.register_collector(Box::new(tasks::AliveTasks));
+        Self::set_initial_values(&build_info, &reconcile_total, &reconcile_errors);
         Metrics {
             inner: Arc::new(Inner {
                 registry: Mutex::new(registry),
@@ -220,6 +206,28 @@ impl Metrics {
                 events,
                 api_requests,
             }),
+        }
+    }
+
+    /// The build info's 1, and (as controller-runtime) the reconcile
+    /// counters at 0 from the start, so that rate() and alerts see them
+    /// before the first error.
+    fn set_initial_values(
+        build_info: &Family<VersionLabels, Gauge>,
+        reconcile_total: &Family<ResultLabels, Counter>,
+        reconcile_errors: &Family<ControllerLabels, Counter>,
+    ) {
+        build_info
+            .get_or_create(&VersionLabels {
+                version: env!("CARGO_PKG_VERSION").into(),
+            })
+            .set(1);
+        let _ = reconcile_errors.get_or_create(&Self::controller());
+        for result in ReconcileResult::ALL {
+            let _ = reconcile_total.get_or_create(&ResultLabels {
+                controller: CONTROLLER.into(),
+                result: result.label().into(),
+            });
         }
     }
 

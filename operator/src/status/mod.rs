@@ -140,7 +140,6 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
         observed.as_ref().map_or("", |d| d.name.as_str()),
     );
 
-    let now = conditions::timestamp(input.now);
     let verdicts: [(&str, Verdict); 7] = [
         (condition_type::CONFIGURATION_VALID, configuration.clone()),
         (condition_type::PROGRESSING, health.progressing),
@@ -150,12 +149,7 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
         (condition_type::UPGRADING, upgrade.verdict),
         (condition_type::STALLED, stalled),
     ];
-    let conditions = verdicts
-        .into_iter()
-        .map(|(type_, verdict)| {
-            conditions::build(&previous.conditions, type_, verdict, generation, &now)
-        })
-        .collect();
+    let conditions = all_conditions(&previous.conditions, verdicts, generation, input.now);
 
     TrussiumRuntimeStatus {
         observed_generation: generation,
@@ -171,6 +165,21 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
         // Kept as stored: only a status write moves it (see `announcement`).
         report_sequence: previous.report_sequence,
     }
+}
+
+/// The conditions in the order of `verdicts`, each built on its previous
+/// self (see [`conditions::build`]).
+fn all_conditions(
+    previous: &[Condition],
+    verdicts: [(&str, Verdict); 7],
+    generation: Option<i64>,
+    now: k8s_openapi::jiff::Timestamp,
+) -> Vec<Condition> {
+    let now = conditions::timestamp(now);
+    verdicts
+        .into_iter()
+        .map(|(type_, verdict)| conditions::build(previous, type_, verdict, generation, &now))
+        .collect()
 }
 
 /// `spec.replicas`, or while autoscaling is enabled the HPA's choice (the
