@@ -3,20 +3,18 @@
 //!
 //! Functional core, thin shell: [`resources`] builds every owned object,
 //! [`drift`] and [`ownership`] decide whether and how an observed object must
-//! be applied again, [`backoff`] how soon when another writer keeps changing it, [`status`] projects the status, [`events`] diffs two
-//! statuses into transitions, [`announcement`] names them so that each is
-//! published exactly once and [`event_objects`] turns them into Events, all
-//! as pure functions; [`controller`] only watches, applies, writes status and
-//! publishes.
+//! be applied again, [`backoff`] how soon when another writer keeps changing
+//! it, [`status`] projects the status, [`events`] diffs two statuses into
+//! transitions, names them so that each is published exactly once and turns
+//! them into Events, all as pure functions; [`controller`] only watches,
+//! applies, writes status and publishes.
 
-pub mod announcement;
 pub mod backoff;
 pub mod cli;
 pub mod config;
 pub mod controller;
 pub mod drift;
 pub mod endpoints;
-pub mod event_objects;
 pub mod events;
 pub mod health;
 pub mod leader;

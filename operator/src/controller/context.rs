@@ -7,13 +7,13 @@ use kube::Client;
 
 use super::cache::Caches;
 use super::pacing::StatusWrites;
-use super::publish::Reporter;
 use super::refusals::Refusals;
 use super::stalls::Stalls;
 use super::terminating::Terminating;
 use super::unsure::Unsure;
 use crate::backoff::{Backoff, Retries};
 use crate::config::OperatorConfig;
+use crate::events::object::Reporter;
 use crate::metrics::Metrics;
 
 pub struct Context {

@@ -105,7 +105,8 @@ mod tests {
 
     use super::*;
     use crate::config::OperatorConfig;
-    use crate::controller::{cache, publish::Reporter, scope::Scope};
+    use crate::controller::{cache, scope::Scope};
+    use crate::events::object::Reporter;
 
     /// Every runtime's gate is alive at once while it waits for leadership
     /// or a slot (3000 runtimes, 3000 gates). It must not carry the

@@ -32,12 +32,12 @@ use trussium_api::TrussiumRuntime;
 pub use context::Context;
 pub use error::Error;
 pub use gate::Instruments;
-pub use publish::Reporter;
 pub use scope::Scope;
 
 use lock::lock;
 
 use crate::config::OperatorConfig;
+use crate::events::object::Reporter;
 use crate::health::Health;
 
 /// How many reconciles run at once, how often a runtime nothing changed is

@@ -1,7 +1,7 @@
 //! Publishing Events (events.k8s.io/v1), idempotently: creating a name that
 //! exists already counts as published (a retry after a crash) when the Event
 //! there announces the same transition of the same runtime. The Event
-//! objects themselves are built in [`crate::event_objects`].
+//! objects themselves are built in [`crate::events::object`].
 //!
 //! A name held by anything else (a forged `reportSequence` made names
 //! repeat, or someone created an Event under it) is no proof: the Event is
@@ -13,9 +13,8 @@ use k8s_openapi::api::events::v1::Event;
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 
-use crate::announcement::alternative_name;
-pub use crate::event_objects::{Reporter, event};
-use crate::event_objects::{generated, same_announcement};
+use crate::events::announcement::alternative_name;
+use crate::events::object::{generated, same_announcement};
 
 /// Whether the Event was created now or existed already (published by an
 /// earlier attempt of the same report).

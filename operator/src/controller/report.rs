@@ -2,7 +2,7 @@
 //! the new status calls for, then write the new status.
 //!
 //! In that order, and with the deterministic names of
-//! [`crate::announcement`]: a crash (or a failed request) between the two
+//! [`crate::events::announcement`]: a crash (or a failed request) between the two
 //! leaves the stored status as it was, so the retry publishes the same Event
 //! names again (`AlreadyExists`, nothing repeated) before it writes.
 //!
@@ -28,8 +28,9 @@ use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus};
 
 use super::context::Context;
 use super::error::Error;
-use super::publish::{Published, event, publish};
-use crate::announcement::{Announcement, announce_from};
+use super::publish::{Published, publish};
+use crate::events::announcement::{Announcement, announce_from};
+use crate::events::object::event;
 use crate::references::ReferenceCheck;
 use crate::resources::FIELD_MANAGER;
 use crate::status::basis::{basis, replacement};

@@ -9,7 +9,7 @@ use k8s_openapi::jiff::Timestamp;
 use serde_json::Value;
 
 use super::*;
-use crate::announcement::{Announcement, announce_from, event_name};
+use crate::events::announcement::{Announcement, announce_from, event_name};
 use crate::status::basis::{
     Basis, SEQUENCE_LIMIT, basis, next_sequence, replacement, same_as_written, sanitized,
 };

@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::events::v1::Event;
 use kube::api::ListParams;
 use kube::{Api, Client, ResourceExt};
-use trussium_operator::announcement::{announce, event_name};
+use trussium_operator::events::announcement::{announce, event_name};
 use trussium_operator::events::{Reason, transitions};
 
 use crate::history::History;

@@ -91,7 +91,7 @@ impl Action {
 /// Why the operator published an Event, declared once with its Event type
 /// and action (the table above).
 ///
-/// A reason's text names the Event (see [`crate::announcement`]): changing
+/// A reason's text names the Event (see [`crate::events::announcement`]): changing
 /// one would announce again, after an upgrade of the operator, what the
 /// previous version announced already.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,7 +1,7 @@
 //! The events.k8s.io/v1 Event objects that announce status transitions.
 //!
 //! Each transition becomes its own Event, under the deterministic name
-//! [`crate::announcement`] gives it. kube's `Recorder` is not used: it names
+//! [`crate::events::announcement`] gives it. kube's `Recorder` is not used: it names
 //! Events by time and folds repeats of a reason into a series whose note
 //! stays the first one. Creating them is the controller's job
 //! (`controller/publish.rs`).

@@ -107,7 +107,7 @@ pub fn event_name(name: &str, uid: &str, sequence: i64, reason: Reason) -> Strin
 }
 
 /// The name to publish under when `name` is held by an Event that is not
-/// this one (see [`crate::event_objects::same_announcement`]): `name`'s
+/// this one (see [`crate::events::object::same_announcement`]): `name`'s
 /// prefix and a hash of its digits and the Event's note. As deterministic
 /// as `name`: a retry that finds the same holder names the Event the same.
 pub fn alternative_name(name: &str, note: &str) -> String {
