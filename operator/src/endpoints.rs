@@ -12,8 +12,8 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
-use crate::health::Health;
 use crate::metrics::Metrics;
+use crate::probes::Health;
 
 /// Where to listen; `None` serves nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,9 +16,9 @@ use trussium_operator::config::OperatorConfig;
 use trussium_operator::controller::{self, Clients, Instruments, Scope};
 use trussium_operator::endpoints::{self, Routes};
 use trussium_operator::events::object::Reporter;
-use trussium_operator::health::Health;
 use trussium_operator::leader::{Election, Leadership, LeaseTimings, Renewals, Role};
 use trussium_operator::metrics::{ApiRequestsLayer, Metrics};
+use trussium_operator::probes::Health;
 
 #[tokio::main]
 async fn main() -> ExitCode {

@@ -1,5 +1,5 @@
 //! `kubectl trussium history NAME [-o json|yaml]`: the images the runtime has
-//! run, newest first (see [`crate::history`]).
+//! run, newest first (see [`crate::revisions`]).
 
 use k8s_openapi::jiff::Timestamp;
 use trussium_api::image::version_of;
@@ -8,14 +8,14 @@ use crate::age;
 use crate::cli::HistoryArgs;
 use crate::client::Target;
 use crate::error::Result;
-use crate::history::{self, Revision, Rollout};
 use crate::output::{self, Health, Palette};
+use crate::revisions::{self, Revision, Rollout};
 use crate::table;
 use crate::terminal::safe;
 
 pub async fn run(target: &Target, args: &HistoryArgs, palette: Palette) -> Result<()> {
     let rt = target.get_runtime(&args.name).await?;
-    let revisions = history::read(target, &rt).await?;
+    let revisions = revisions::read(target, &rt).await?;
     if let Some(format) = args.output {
         return output::print(&output::render_machine(
             &serde_json::json!({ "revisions": revisions }),

@@ -1,6 +1,6 @@
 //! `kubectl trussium rollback NAME [--to-image I | --to-revision N] [--wait
 //! [--timeout D]]`: sets spec.image to an earlier image the runtime ran (see
-//! [`crate::history::rollback_target`]), then optionally follows the rollout
+//! [`crate::revisions::rollback_target`]), then optionally follows the rollout
 //! like `upgrade --wait`. Only the runtime's spec changes, never its
 //! Deployment (the operator owns that).
 
@@ -12,8 +12,8 @@ use trussium_api::image::split_reference;
 use crate::cli::RollbackArgs;
 use crate::client::Target;
 use crate::error::{Error, Result};
-use crate::history::{self, Choice};
 use crate::output::{self, Palette};
+use crate::revisions::{self, Choice};
 use crate::rollout::{self, Action};
 
 pub async fn run(target: &Target, args: &RollbackArgs, palette: Palette) -> Result<()> {
@@ -24,9 +24,9 @@ pub async fn run(target: &Target, args: &RollbackArgs, palette: Palette) -> Resu
         (None, Some(revision)) => Choice::Revision(revision),
         (None, None) => Choice::Previous,
     };
-    let revisions = history::read(target, &rt).await?;
+    let revisions = revisions::read(target, &rt).await?;
     let (image, revision) =
-        history::rollback_target(&rt, &revisions, &choice).map_err(|refusal| {
+        revisions::rollback_target(&rt, &revisions, &choice).map_err(|refusal| {
             Error::RollbackRefused {
                 name: name.to_string(),
                 namespace: target.namespace.clone(),

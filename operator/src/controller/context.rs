@@ -6,8 +6,8 @@ use std::time::Duration;
 use kube::Client;
 
 use super::cache::Caches;
+use super::grace::Grace;
 use super::pacing::StatusWrites;
-use super::refusals::Refusals;
 use super::stalls::Stalls;
 use super::terminating::Terminating;
 use super::unsure::Unsure;
@@ -34,7 +34,7 @@ pub struct Context {
     /// Runtimes whose reconcile keeps failing, retried less and less often.
     pub retries: Mutex<Retries>,
     /// Applies refused once, to be confirmed by the retry.
-    pub refusals: Refusals,
+    pub grace: Grace,
     /// Runtimes stalled by a refusal that will repeat: not applied again
     /// until the spec changes or the resync.
     pub stalls: Stalls,
@@ -63,7 +63,7 @@ impl Context {
             status_writes: StatusWrites::default(),
             backoff: Mutex::new(Backoff::default()),
             retries: Mutex::new(Retries::default()),
-            refusals: Refusals::default(),
+            grace: Grace::default(),
             stalls: Stalls::default(),
             unsure: Unsure::default(),
             terminating: Terminating::default(),

@@ -23,7 +23,7 @@ use kube::Resource;
 use trussium_api::reason;
 
 use super::error::one_line;
-use super::refusals::retried_before_reporting;
+use super::grace::retried_before_reporting;
 use super::terminating::refused_for_namespace_deletion;
 use crate::status::stalled::Stall;
 

@@ -7,12 +7,12 @@ mod context;
 mod error;
 mod failure;
 mod gate;
+mod grace;
 mod lanes;
 mod lock;
 mod pacing;
 mod publish;
 mod reconcile;
-mod refusals;
 mod report;
 mod scope;
 mod stalls;
@@ -38,7 +38,7 @@ use lock::lock;
 
 use crate::config::OperatorConfig;
 use crate::events::object::Reporter;
-use crate::health::Health;
+use crate::probes::Health;
 
 /// How many reconciles run at once, how often a runtime nothing changed is
 /// reconciled again, how long a watch runs before it is opened again, and

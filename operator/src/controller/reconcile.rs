@@ -180,7 +180,7 @@ async fn write(
     };
     let failed = match apply_all(ctx, rt, &namespace, desired).await {
         Ok(applied) => {
-            ctx.refusals.clear(&namespace, &name);
+            ctx.grace.clear(&namespace, &name);
             ctx.stalls.forget(&namespace, &name);
             return ControlFlow::Continue(Outcome::Applied(applied));
         }
@@ -191,7 +191,7 @@ async fn write(
         Verdict::NamespaceDeleting => ControlFlow::Break(Ok(let_go(ctx, rt))),
         // Refused, or the server failed, as a restarting API server does
         // for a moment: reported once that has lasted until the retry.
-        Verdict::Transient { confirm: true } if !ctx.refusals.lasted(&namespace, &name) => {
+        Verdict::Transient { confirm: true } if !ctx.grace.lasted(&namespace, &name) => {
             ControlFlow::Break(Err(Error::FailedOnce(failed.to_string())))
         }
         Verdict::Transient { .. } => {
@@ -200,7 +200,7 @@ async fn write(
         }
         Verdict::Permanent(stall) => {
             tracing::warn!(%namespace, %name, kind = %failed.kind, reason = stall.reason, error = %failed, "applying refused; not retrying until something changes");
-            ctx.refusals.clear(&namespace, &name);
+            ctx.grace.clear(&namespace, &name);
             ctx.stalls.remember(&namespace, &name, generation, &stall);
             ControlFlow::Continue(Outcome::Refused(observed, stall))
         }

@@ -10,7 +10,7 @@ use http::{Method, Request, Uri};
 use tower::{Layer, Service};
 
 use super::{Metrics, NO_ANSWER};
-use crate::health::Health;
+use crate::probes::Health;
 
 /// The resource (`deployments`, `trussiumruntimes/status`) and the
 /// Kubernetes verb (`get`, `list`, `watch`, `create`, `patch`, ...) of a

@@ -44,11 +44,11 @@ struct Run {
 /// The runtimes whose applies are being refused or failed, by namespace and
 /// name.
 #[derive(Default)]
-pub struct Refusals {
+pub struct Grace {
     runs: Mutex<HashMap<(String, String), Run>>,
 }
 
-impl Refusals {
+impl Grace {
     /// Records such an answer for `namespace/name` now; `true` once they
     /// have lasted [`GRACE`] (report it), `false` before (retry first).
     pub fn lasted(&self, namespace: &str, name: &str) -> bool {
@@ -83,28 +83,28 @@ mod tests {
 
     #[test]
     fn reported_once_they_have_lasted_the_grace() {
-        let refusals = Refusals::default();
+        let grace = Grace::default();
         let now = Instant::now();
-        assert!(!refusals.lasted_at("ns", "a", now));
+        assert!(!grace.lasted_at("ns", "a", now));
         // A reconcile triggered a moment later is not the retry.
-        assert!(!refusals.lasted_at("ns", "a", now + Duration::from_millis(60)));
-        assert!(!refusals.lasted_at("ns", "a", now + GRACE - Duration::from_millis(1)));
+        assert!(!grace.lasted_at("ns", "a", now + Duration::from_millis(60)));
+        assert!(!grace.lasted_at("ns", "a", now + GRACE - Duration::from_millis(1)));
         // The scheduled retry is.
-        assert!(refusals.lasted_at("ns", "a", now + RETRY_FIRST));
+        assert!(grace.lasted_at("ns", "a", now + RETRY_FIRST));
         assert!(GRACE < RETRY_FIRST);
         // Others are counted on their own.
-        assert!(!refusals.lasted_at("ns", "b", now + RETRY_FIRST));
-        assert!(!refusals.lasted_at("other", "a", now + RETRY_FIRST));
+        assert!(!grace.lasted_at("ns", "b", now + RETRY_FIRST));
+        assert!(!grace.lasted_at("other", "a", now + RETRY_FIRST));
     }
 
     #[test]
     fn a_run_that_goes_on_stays_reported() {
-        let refusals = Refusals::default();
+        let grace = Grace::default();
         let now = Instant::now();
-        assert!(!refusals.lasted_at("ns", "a", now));
+        assert!(!grace.lasted_at("ns", "a", now));
         for retry in 1..20 {
             assert!(
-                refusals.lasted_at("ns", "a", now + RETRY_FIRST * retry),
+                grace.lasted_at("ns", "a", now + RETRY_FIRST * retry),
                 "{retry}"
             );
         }
@@ -122,12 +122,12 @@ mod tests {
 
     #[test]
     fn a_run_long_ago_or_cleared_starts_over() {
-        let refusals = Refusals::default();
+        let grace = Grace::default();
         let now = Instant::now();
-        assert!(!refusals.lasted_at("ns", "a", now));
-        assert!(!refusals.lasted_at("ns", "a", now + REMEMBERED));
-        assert!(refusals.lasted_at("ns", "a", now + REMEMBERED + RETRY_FIRST));
-        refusals.clear("ns", "a");
-        assert!(!refusals.lasted_at("ns", "a", now + REMEMBERED + RETRY_FIRST));
+        assert!(!grace.lasted_at("ns", "a", now));
+        assert!(!grace.lasted_at("ns", "a", now + REMEMBERED));
+        assert!(grace.lasted_at("ns", "a", now + REMEMBERED + RETRY_FIRST));
+        grace.clear("ns", "a");
+        assert!(!grace.lasted_at("ns", "a", now + REMEMBERED + RETRY_FIRST));
     }
 }
