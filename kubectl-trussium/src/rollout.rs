@@ -183,69 +183,111 @@ pub async fn wait(
     };
     // Read as far as it can be: a status that does not read (see
     // crate::fetched) is waited out, not an error.
-    let ending = follow(
-        &watching,
-        target.fetched(),
-        &name,
-        Some(Fetched::from_runtime(patched)),
-        |fetched| match fetched.whole_runtime() {
-            None => Judgment::Waiting(format!(
-                "cannot read its status: {}",
-                safe(fetched.problem.as_deref().unwrap_or_default())
-            )),
-            Some(rt) => match assess(rt, generation, image) {
-                Progress::Complete => Judgment::Done(Ok(rt.clone())),
-                Progress::Failed(message) => Judgment::Done(Err((message, rt.clone()))),
-                Progress::Waiting(text) => Judgment::Waiting(text),
-            },
-        },
-    )
+    let first = Some(Fetched::from_runtime(patched));
+    let ending = follow(&watching, target.fetched(), &name, first, |fetched| {
+        judge(fetched, generation, image)
+    })
     .await?;
-    match ending {
-        Ending::Done {
-            outcome: Ok(rt),
-            seconds,
-        } => output::println(&format!(
-            "{} {name} {} to {version} ({}) in {seconds}s",
-            palette.good("✓"),
-            action.done(),
-            completed_replicas(&rt),
-        )),
-        Ending::Done {
-            outcome: Err((message, rt)),
-            ..
-        } => {
-            output::println(&format!(
-                "{} {name}: {} to {version} failed",
-                palette.bad("✗"),
-                action.noun()
-            ))?;
-            let kept = rt.status.and_then(|s| s.last_successful_image);
-            if let Some(kept) = kept {
-                output::println(&format!("  last successful image is still {}", safe(&kept)))?;
+    let rollout = Rollout {
+        action,
+        target,
+        name,
+        image,
+        timeout,
+        palette,
+    };
+    rollout.conclude(ending)
+}
+
+/// Where the followed runtime stands: done (completed or failed) or what it
+/// waits for.
+fn judge(fetched: &Fetched, generation: i64, image: &str) -> Judgment<Outcome> {
+    let Some(rt) = fetched.whole_runtime() else {
+        return Judgment::Waiting(format!(
+            "cannot read its status: {}",
+            safe(fetched.problem.as_deref().unwrap_or_default())
+        ));
+    };
+    match assess(rt, generation, image) {
+        Progress::Complete => Judgment::Done(Ok(rt.clone())),
+        Progress::Failed(message) => Judgment::Done(Err((message, rt.clone()))),
+        Progress::Waiting(text) => Judgment::Waiting(text),
+    }
+}
+
+/// A rollout's end: the completed runtime, or the failure's message and the
+/// runtime as it failed.
+type Outcome = std::result::Result<TrussiumRuntime, (String, TrussiumRuntime)>;
+
+/// The rollout [`wait`] followed, for its last words.
+struct Rollout<'a> {
+    action: Action,
+    target: &'a Target,
+    name: String,
+    image: &'a str,
+    timeout: Duration,
+    palette: Palette,
+}
+
+impl Rollout<'_> {
+    /// Prints how it ended; a failure, a timeout or a deletion is an error
+    /// (see `Error::exit`).
+    fn conclude(self, ending: Ending<Outcome>) -> Result<()> {
+        let Rollout {
+            action,
+            target,
+            name,
+            image,
+            timeout,
+            palette,
+        } = self;
+        let version = version_of(image);
+        match ending {
+            Ending::Done {
+                outcome: Ok(rt),
+                seconds,
+            } => output::println(&format!(
+                "{} {name} {} to {version} ({}) in {seconds}s",
+                palette.good("✓"),
+                action.done(),
+                completed_replicas(&rt),
+            )),
+            Ending::Done {
+                outcome: Err((message, rt)),
+                ..
+            } => {
+                output::println(&format!(
+                    "{} {name}: {} to {version} failed",
+                    palette.bad("✗"),
+                    action.noun()
+                ))?;
+                let kept = rt.status.and_then(|s| s.last_successful_image);
+                if let Some(kept) = kept {
+                    output::println(&format!("  last successful image is still {}", safe(&kept)))?;
+                }
+                Err(Error::RolloutFailed {
+                    action: action.noun(),
+                    name,
+                    image: image.to_string(),
+                    message,
+                })
             }
-            Err(Error::RolloutFailed {
-                action: action.noun(),
-                name,
-                image: image.to_string(),
-                message,
-            })
+            Ending::TimedOut { last } => Err(Error::Timeout {
+                rollout: format!("{} of {name} to {version}", action.noun()),
+                after: timeout,
+                last,
+                follow: format!(
+                    "kubectl trussium status {name} -n {} --watch",
+                    target.namespace
+                ),
+            }),
+            Ending::Deleted => Err(Error::Deleted {
+                object: format!(
+                    "TrussiumRuntime {name:?} in namespace {:?}",
+                    target.namespace
+                ),
+            }),
         }
-        Ending::TimedOut { last } => Err(Error::Timeout {
-            rollout: format!("{} of {name} to {version}", action.noun()),
-            after: timeout,
-            last,
-            follow: format!(
-                "kubectl trussium status {name} -n {} --watch",
-                target.namespace
-            ),
-        }),
-        Ending::Deleted => Err(Error::Deleted {
-            object: format!(
-                "TrussiumRuntime {name:?} in namespace {:?}",
-                target.namespace
-            ),
-        }),
     }
 }
 
