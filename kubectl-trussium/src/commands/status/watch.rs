@@ -9,9 +9,11 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::ListParams;
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Resource, ResourceExt};
+use trussium_api::TrussiumRuntime;
 
 use super::render::{RecentEvents, render_detail, render_list};
 use super::{machine, machine_list, nothing_found};
+
 use crate::client::{Target, watch_error_is_fatal};
 use crate::error::{EVENTS, RUNTIMES, Request, Result};
 use crate::fetched::Fetched;
@@ -149,9 +151,11 @@ pub(super) async fn watch_detail(
     .map(Change::Event);
     let mut changes = futures::stream::select(runtimes.boxed(), event_stream.boxed());
 
-    let mut runtime: Option<Fetched> = Some(first);
-    let mut event_mirror: Mirror<Event> = Mirror::new();
-    let mut events_problem: Option<String> = None;
+    let mut state = DetailState {
+        runtime: Some(first),
+        events: Mirror::new(),
+        events_problem: None,
+    };
     let mut screen = Screen::new();
     let mut last_version = String::new();
     let request = Request::new("watch", RUNTIMES)
@@ -160,29 +164,11 @@ pub(super) async fn watch_detail(
 
     while let Some(batch) = next_burst(&mut changes).await {
         for change in batch {
-            match change {
-                Change::Runtime(Ok(watcher::Event::Apply(rt) | watcher::Event::InitApply(rt))) => {
-                    runtime = Some(rt);
-                }
-                Change::Runtime(Ok(watcher::Event::Delete(_))) => runtime = None,
-                Change::Runtime(Ok(_)) => {}
-                Change::Runtime(Err(e)) if watch_error_is_fatal(&e) => {
-                    return Err(target.fail_watch(request, e));
-                }
-                Change::Runtime(Err(_)) => {}
-                Change::Event(Ok(ev)) => {
-                    events_problem = None;
-                    event_mirror.apply(ev);
-                }
-                Change::Event(Err(e)) => {
-                    let req = Request::new("watch", EVENTS).namespace(Some(&target.namespace));
-                    events_problem = Some(target.fail_watch(req, e).to_string());
-                }
-            }
+            state.apply(change, target, &request)?;
         }
         if let Some(format) = format {
             // Machine output: the object each time it changes.
-            if let Some(rt) = &runtime {
+            if let Some(rt) = &state.runtime {
                 let version = rt.resource_version().unwrap_or_default();
                 if version != last_version {
                     output::print(&machine(rt, format)?)?;
@@ -191,50 +177,84 @@ pub(super) async fn watch_detail(
             }
             continue;
         }
-        let frame = match runtime
-            .as_ref()
-            .and_then(|f| Some((f, f.runtime.as_ref()?)))
-        {
-            None if runtime.is_some() => format!(
-                "TrussiumRuntime {name} in namespace {}: {}\n",
-                target.namespace,
-                safe(
-                    runtime
-                        .as_ref()
-                        .and_then(|f| f.problem.as_deref())
-                        .unwrap_or_default()
-                )
-            ),
-            Some((fetched, rt)) => {
-                let recent = match &events_problem {
-                    Some(why) => RecentEvents::Unavailable(why.clone()),
-                    None => {
-                        let mut list: Vec<Event> = event_mirror
-                            .items
-                            .values()
-                            .filter(|e| runtime_events::regards(e, rt))
-                            .cloned()
-                            .collect();
-                        runtime_events::sort_oldest_first(&mut list);
-                        RecentEvents::Shown(list)
-                    }
-                };
-                render_detail(
-                    rt,
-                    fetched.problem.as_deref(),
-                    &recent,
-                    Timestamp::now(),
-                    palette,
-                )
-            }
-            None => format!(
-                "TrussiumRuntime {name} in namespace {} was deleted; waiting for it to come back…\n",
-                target.namespace
-            ),
-        };
-        screen.show(frame, palette)?;
+        screen.show(state.frame(target, name, palette), palette)?;
     }
     Ok(())
+}
+
+/// What the detail view knows: the runtime as far as it reads (none once
+/// deleted), its Events, and why those cannot be watched, if they cannot.
+struct DetailState {
+    runtime: Option<Fetched>,
+    events: Mirror<Event>,
+    events_problem: Option<String>,
+}
+
+impl DetailState {
+    /// Takes in one change; a runtime watch that cannot go on is an error.
+    fn apply(&mut self, change: Change, target: &Target, request: &Request) -> Result<()> {
+        match change {
+            Change::Runtime(Ok(watcher::Event::Apply(rt) | watcher::Event::InitApply(rt))) => {
+                self.runtime = Some(rt);
+            }
+            Change::Runtime(Ok(watcher::Event::Delete(_))) => self.runtime = None,
+            Change::Runtime(Ok(_)) => {}
+            Change::Runtime(Err(e)) if watch_error_is_fatal(&e) => {
+                return Err(target.fail_watch(request.clone(), e));
+            }
+            Change::Runtime(Err(_)) => {}
+            Change::Event(Ok(ev)) => {
+                self.events_problem = None;
+                self.events.apply(ev);
+            }
+            Change::Event(Err(e)) => {
+                let req = Request::new("watch", EVENTS).namespace(Some(&target.namespace));
+                self.events_problem = Some(target.fail_watch(req, e).to_string());
+            }
+        }
+        Ok(())
+    }
+
+    /// The screen: the runtime's detail, one line on why it does not read,
+    /// or that it was deleted.
+    fn frame(&self, target: &Target, name: &str, palette: Palette) -> String {
+        let Some(fetched) = &self.runtime else {
+            return format!(
+                "TrussiumRuntime {name} in namespace {} was deleted; waiting for it to come back…\n",
+                target.namespace
+            );
+        };
+        let Some(rt) = &fetched.runtime else {
+            return format!(
+                "TrussiumRuntime {name} in namespace {}: {}\n",
+                target.namespace,
+                safe(fetched.problem.as_deref().unwrap_or_default())
+            );
+        };
+        render_detail(
+            rt,
+            fetched.problem.as_deref(),
+            &self.recent(rt),
+            Timestamp::now(),
+            palette,
+        )
+    }
+
+    /// The runtime's Events, oldest first, or why they are not known.
+    fn recent(&self, rt: &TrussiumRuntime) -> RecentEvents {
+        if let Some(why) = &self.events_problem {
+            return RecentEvents::Unavailable(why.clone());
+        }
+        let mut list: Vec<Event> = self
+            .events
+            .items
+            .values()
+            .filter(|e| runtime_events::regards(e, rt))
+            .cloned()
+            .collect();
+        runtime_events::sort_oldest_first(&mut list);
+        RecentEvents::Shown(list)
+    }
 }
 
 pub(super) async fn watch_list(
