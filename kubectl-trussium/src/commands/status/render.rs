@@ -5,9 +5,9 @@
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::jiff::Timestamp;
 use kube::{Resource, ResourceExt};
-use trussium_api::TrussiumRuntime;
 use trussium_api::image::version_of;
 use trussium_api::validation::syntax::without_user_info;
+use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus};
 
 use crate::age;
 use crate::fetched::Fetched;
@@ -186,7 +186,6 @@ pub fn render_detail(
         ),
         None => summary(rt),
     };
-
     field(&mut out, "Name", &palette.bold(&safe(&rt.name_any())));
     field(
         &mut out,
@@ -204,7 +203,18 @@ pub fn render_detail(
         "Endpoint",
         &safe(status.endpoint.as_deref().unwrap_or("- (not reported yet)")),
     );
+    field(&mut out, "Replicas", &replicas(rt, &status, palette));
+    field(&mut out, "Autoscaling", &autoscaling(rt));
+    generation(&mut out, rt, &status, now, palette);
+    next_steps_section(&mut out, rt, palette);
+    images_section(&mut out, rt, &status, palette);
+    conditions_section(&mut out, &status, now, palette);
+    events_section(&mut out, recent, now, palette);
+    out
+}
 
+/// "ready/desired ready, N available".
+fn replicas(rt: &TrussiumRuntime, status: &TrussiumRuntimeStatus, palette: Palette) -> String {
     let desired = desired_replicas(rt);
     let ready = status.ready_replicas.unwrap_or(0);
     let available = status.available_replicas.unwrap_or(0);
@@ -213,15 +223,15 @@ pub fn render_detail(
         Some(d) if ready >= d => Health::Good,
         _ => Health::Warn,
     };
-    field(
-        &mut out,
-        "Replicas",
-        &format!(
-            "{} ready, {available} available",
-            palette.health(&format!("{ready}/{desired_text}"), replicas_health)
-        ),
-    );
-    let autoscaling = match rt.spec.autoscaling.as_ref().filter(|a| a.enabled) {
+    format!(
+        "{} ready, {available} available",
+        palette.health(&format!("{ready}/{desired_text}"), replicas_health)
+    )
+}
+
+/// "off", or the autoscaling range and target.
+fn autoscaling(rt: &TrussiumRuntime) -> String {
+    match rt.spec.autoscaling.as_ref().filter(|a| a.enabled) {
         Some(a) => format!(
             "on: {}–{} replicas at {}% CPU (spec.replicas {} is ignored)",
             a.min_replicas,
@@ -230,9 +240,18 @@ pub fn render_detail(
             rt.spec.replicas
         ),
         None => "off".to_string(),
-    };
-    field(&mut out, "Autoscaling", &autoscaling);
+    }
+}
 
+/// The Generation and Age fields, and a warning when the status describes
+/// an older spec.
+fn generation(
+    out: &mut String,
+    rt: &TrussiumRuntime,
+    status: &TrussiumRuntimeStatus,
+    now: Timestamp,
+    palette: Palette,
+) {
     let generation = rt.meta().generation;
     let observed = status.observed_generation;
     let stale = generation.is_some() && generation != observed;
@@ -246,8 +265,8 @@ pub fn render_detail(
     } else {
         generation_text
     };
-    field(&mut out, "Generation", &generation_text);
-    field(&mut out, "Age", &creation_age(rt, now));
+    field(out, "Generation", &generation_text);
+    field(out, "Age", &creation_age(rt, now));
 
     if stale {
         out.push('\n');
@@ -258,7 +277,9 @@ pub fn render_detail(
         )));
         out.push('\n');
     }
+}
 
+fn next_steps_section(out: &mut String, rt: &TrussiumRuntime, palette: Palette) {
     let steps = next_steps(rt);
     if !steps.is_empty() {
         out.push('\n');
@@ -272,8 +293,14 @@ pub fn render_detail(
             ));
         }
     }
+}
 
-    // Images
+fn images_section(
+    out: &mut String,
+    rt: &TrussiumRuntime,
+    status: &TrussiumRuntimeStatus,
+    palette: Palette,
+) {
     let desired_image = rt.spec.image.reference();
     out.push('\n');
     out.push_str(&palette.bold("Images"));
@@ -281,9 +308,9 @@ pub fn render_detail(
     let image_field = |out: &mut String, label: &str, value: String| {
         out.push_str(&format!("  {:<18}{value}\n", format!("{label}:")));
     };
-    image_field(&mut out, "Desired", palette.bold(&safe(&desired_image)));
+    image_field(out, "Desired", palette.bold(&safe(&desired_image)));
     image_field(
-        &mut out,
+        out,
         "Current",
         image_value(
             status.current_image.as_deref(),
@@ -293,7 +320,7 @@ pub fn render_detail(
         ),
     );
     image_field(
-        &mut out,
+        out,
         "Last successful",
         image_value(
             status.last_successful_image.as_deref(),
@@ -302,8 +329,14 @@ pub fn render_detail(
             palette,
         ),
     );
+}
 
-    // Conditions
+fn conditions_section(
+    out: &mut String,
+    status: &TrussiumRuntimeStatus,
+    now: Timestamp,
+    palette: Palette,
+) {
     out.push('\n');
     out.push_str(&palette.bold("Conditions"));
     out.push('\n');
@@ -322,8 +355,9 @@ pub fn render_detail(
         }
         out.push_str(&table::render(&t, 2));
     }
+}
 
-    // Events
+fn events_section(out: &mut String, recent: &RecentEvents, now: Timestamp, palette: Palette) {
     out.push('\n');
     match recent {
         RecentEvents::Shown(list) if list.is_empty() => {
@@ -349,7 +383,6 @@ pub fn render_detail(
             ));
         }
     }
-    out
 }
 
 #[cfg(test)]
