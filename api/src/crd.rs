@@ -18,6 +18,22 @@ pub const VERSION_LABEL: &str = "app.kubernetes.io/version";
 /// This release's version, as the CRD's [`VERSION_LABEL`] says it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The API version the operator writes and the plugin reads, and the one the
+/// API server stores objects in.
+pub const STORAGE_VERSION: &str = "v1beta1";
+
+/// Served versions that are deprecated: the same schema as
+/// [`STORAGE_VERSION`], field for field (conversion `None`, so the API server
+/// only rewrites `apiVersion` and nothing is lost either way).
+pub const DEPRECATED_VERSIONS: &[&str] = &["v1alpha1"];
+
+/// What kubectl prints on every use of a deprecated version.
+pub fn deprecation_warning(version: &str) -> String {
+    format!(
+        "runtime.trussium.io/{version} TrussiumRuntime is deprecated; use runtime.trussium.io/{STORAGE_VERSION}"
+    )
+}
+
 /// The CRD as the API server should have it.
 ///
 /// This is `TrussiumRuntime::crd()` with one change: no property under `spec`
@@ -34,8 +50,13 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// client that the operator has not processed it.
 ///
 /// And it is labelled with the release it belongs to ([`VERSION_LABEL`]).
+///
+/// And it serves the [`DEPRECATED_VERSIONS`] beside [`STORAGE_VERSION`]: each
+/// a copy of the storage version (one set of types, so a field cannot go into
+/// one version alone), not stored, marked deprecated with a warning.
 pub fn crd() -> CustomResourceDefinition {
     let mut crd = TrussiumRuntime::crd();
+    add_deprecated_versions(&mut crd);
     crd.metadata
         .labels
         .get_or_insert_default()
@@ -57,6 +78,26 @@ pub fn crd() -> CustomResourceDefinition {
         }
     }
     crd
+}
+
+fn add_deprecated_versions(crd: &mut CustomResourceDefinition) {
+    let Some(storage) = crd
+        .spec
+        .versions
+        .iter()
+        .find(|v| v.name == STORAGE_VERSION)
+        .cloned()
+    else {
+        return;
+    };
+    for name in DEPRECATED_VERSIONS {
+        let mut deprecated = storage.clone();
+        deprecated.name = (*name).to_string();
+        deprecated.storage = false;
+        deprecated.deprecated = Some(true);
+        deprecated.deprecation_warning = Some(deprecation_warning(name));
+        crd.spec.versions.push(deprecated);
+    }
 }
 
 /// The release a stored CRD belongs to, from its [`VERSION_LABEL`].
@@ -107,6 +148,38 @@ pub fn crd_yaml() -> Result<String, serde_yaml::Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kube::Resource;
+
+    #[test]
+    fn the_storage_version_is_served_and_the_only_one_stored() {
+        let crd = crd();
+        let names: Vec<&str> = crd.spec.versions.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["v1beta1", "v1alpha1"]);
+        for version in &crd.spec.versions {
+            assert!(version.served, "{} is not served", version.name);
+            assert_eq!(version.storage, version.name == STORAGE_VERSION);
+            assert_eq!(
+                version.deprecated.unwrap_or(false),
+                DEPRECATED_VERSIONS.contains(&version.name.as_str())
+            );
+        }
+        assert_eq!(
+            TrussiumRuntime::api_version(&()),
+            "runtime.trussium.io/v1beta1"
+        );
+    }
+
+    #[test]
+    fn a_deprecated_version_names_its_successor() {
+        let crd = crd();
+        let alpha = crd.spec.versions.iter().find(|v| v.name == "v1alpha1");
+        assert_eq!(
+            alpha.and_then(|v| v.deprecation_warning.as_deref()),
+            Some(
+                "runtime.trussium.io/v1alpha1 TrussiumRuntime is deprecated; use runtime.trussium.io/v1beta1"
+            )
+        );
+    }
 
     #[test]
     fn the_crd_carries_this_release() {

@@ -1,5 +1,6 @@
-//! The `TrussiumRuntime` v1alpha1 API (group `runtime.trussium.io`), shared by
-//! the operator and the `kubectl trussium` plugin.
+//! The `TrussiumRuntime` API (group `runtime.trussium.io`, version `v1beta1`;
+//! `v1alpha1` served, deprecated, with the same schema), shared by the
+//! operator and the `kubectl trussium` plugin.
 
 pub mod crd;
 pub mod duration;

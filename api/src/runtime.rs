@@ -27,7 +27,7 @@ use crate::validation::rules;
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[kube(
     group = "runtime.trussium.io",
-    version = "v1alpha1",
+    version = "v1beta1",
     kind = "TrussiumRuntime",
     plural = "trussiumruntimes",
     shortname = "trt",

@@ -151,7 +151,7 @@ macro_rules! constants_with_all {
     };
 }
 
-/// Stable condition reasons of the v1alpha1 contract.
+/// Stable condition reasons of the API contract.
 pub mod reason {
     constants_with_all! {
         // ConfigurationValid

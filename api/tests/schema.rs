@@ -233,7 +233,7 @@ fn resource_identity_and_cli_surface() -> TestResult {
     assert_eq!(crd["spec"]["names"]["shortNames"], json!(["trt"]));
     assert_eq!(crd["spec"]["names"]["categories"], json!(["trussium"]));
     let version = &crd["spec"]["versions"][0];
-    assert_eq!(version["name"], "v1alpha1");
+    assert_eq!(version["name"], "v1beta1");
     let columns: Vec<&str> = version["additionalPrinterColumns"]
         .as_array()
         .ok_or("no printer columns")?

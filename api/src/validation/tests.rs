@@ -14,7 +14,7 @@ fn runtime(name: &str, patch: Value) -> TrussiumRuntime {
     });
     merge(&mut spec, patch);
     let rt = json!({
-        "apiVersion": "runtime.trussium.io/v1alpha1", "kind": "TrussiumRuntime",
+        "apiVersion": "runtime.trussium.io/v1beta1", "kind": "TrussiumRuntime",
         "metadata": {"name": name, "namespace": "ai"}, "spec": spec,
     });
     serde_json::from_value(rt).unwrap_or_else(|e| panic!("fixture: {e}"))

@@ -40,6 +40,10 @@ pub fn render(inputs: &Inputs) -> Result<String, Error> {
         inputs.crd_path
     );
     for version in &crd.spec.versions {
+        if version.deprecated == Some(true) {
+            // Said under the storage version (below): the same schema.
+            continue;
+        }
         let schema = version
             .schema
             .as_ref()
@@ -62,6 +66,7 @@ pub fn render(inputs: &Inputs) -> Result<String, Error> {
                 " Served, not stored."
             },
         );
+        deprecated_versions(&mut out, &crd);
         if let Some(description) = &schema.description {
             let _ = writeln!(out, "{}\n", one_paragraph(description));
         }
@@ -87,6 +92,25 @@ pub fn render(inputs: &Inputs) -> Result<String, Error> {
         }
     }
     Ok(out.trim_end().to_string() + "\n")
+}
+
+/// One line per deprecated version: the same schema as the storage version
+/// (a test in api/ holds them equal), so not the page again.
+fn deprecated_versions(out: &mut String, crd: &CustomResourceDefinition) {
+    for version in &crd.spec.versions {
+        if version.deprecated == Some(true) {
+            let _ = writeln!(
+                out,
+                "Version `{}` is served too, deprecated, with the same schema field for field: \
+                 {}. See [API versions](api-versions.md).\n",
+                version.name,
+                version
+                    .deprecation_warning
+                    .as_deref()
+                    .unwrap_or("use the storage version")
+            );
+        }
+    }
 }
 
 fn list_suffix(what: &str, values: Option<&[String]>) -> String {
@@ -444,6 +468,21 @@ spec:
         let page = page()?;
         assert!(page.contains("[LabelSelector](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.33/#labelselector-v1-meta) (Kubernetes meta/v1) · optional"), "{page}");
         assert!(!page.contains("matchLabels"), "{page}");
+        Ok(())
+    }
+
+    #[test]
+    fn a_deprecated_version_is_one_line_not_the_page_again() -> Result<(), Error> {
+        let deprecated = "  - name: v0\n    served: true\n    storage: false\n    deprecated: true\n    deprecationWarning: example.io/v0 Widget is deprecated; use example.io/v1\n    schema:\n      openAPIV3Schema: {type: object}\n";
+        let crd = format!("{CRD}{deprecated}");
+        let page = render(&Inputs {
+            crd_yaml: &crd,
+            crd_path: "crds/widgets.yaml",
+            kubernetes_types: &BTreeMap::new(),
+            kubernetes_docs_version: "v1.33",
+        })?;
+        assert!(page.contains("Version `v0` is served too, deprecated, with the same schema field for field: example.io/v0 Widget is deprecated; use example.io/v1."), "{page}");
+        assert_eq!(page.matches("### `spec.size`").count(), 1, "{page}");
         Ok(())
     }
 }
