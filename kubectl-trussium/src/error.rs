@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use kube::core::Status;
+use trussium_api::crd::STORAGE_VERSION;
 use trussium_api::duration;
 
 use crate::exit::Exit;
@@ -21,7 +22,7 @@ pub const RELEASE_BASE_URL: &str = match option_env!("TRUSSIUM_RELEASE_BASE_URL"
 /// Where to get the CRD when it is missing: the bundle of this version's release.
 pub fn crd_install_hint() -> String {
     format!(
-        "install it from this version's release:\n  kubectl apply --server-side -f {}/crds.yaml\n\
+        "install or upgrade it from this version's release:\n  kubectl apply --server-side -f {}/crds.yaml\n\
          or from a checkout of the trussium-operator repository:\n  kubectl apply --server-side -f crds/",
         RELEASE_BASE_URL.trim_end_matches('/')
     )
@@ -74,8 +75,11 @@ pub enum Error {
     /// No usable kubeconfig or context.
     #[error("{0}")]
     Config(String),
-    /// The TrussiumRuntime CRD is not installed.
-    #[error("the TrussiumRuntime CRD ({RUNTIMES}) is not installed in this cluster")]
+    /// The API server does not serve the TrussiumRuntime version the plugin
+    /// speaks: no CRD, or one older than that version.
+    #[error(
+        "this cluster does not serve {RUNTIMES}/{STORAGE_VERSION}: the TrussiumRuntime CRD is not installed, or older than this plugin"
+    )]
     CrdMissing,
     /// The named runtime does not exist.
     #[error("TrussiumRuntime {name:?} not found in namespace {namespace:?}")]
@@ -462,7 +466,10 @@ mod tests {
         let e = classify_status(&status(NO_SUCH_RESOURCE), &get("rt"), "https://k");
         assert!(matches!(e, Error::CrdMissing), "{e:?}");
         assert_eq!(e.exit(), Exit::Error);
-        assert!(e.to_string().contains("CRD"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "this cluster does not serve trussiumruntimes.runtime.trussium.io/v1beta1: the TrussiumRuntime CRD is not installed, or older than this plugin"
+        );
         let hint = e.hint().unwrap_or_default();
         assert!(
             hint.contains("kubectl apply --server-side -f crds/"),

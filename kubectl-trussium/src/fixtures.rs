@@ -9,7 +9,7 @@ pub fn runtime(yaml: &str) -> TrussiumRuntime {
 }
 
 pub const UPGRADING: &str = r#"
-apiVersion: runtime.trussium.io/v1alpha1
+apiVersion: runtime.trussium.io/v1beta1
 kind: TrussiumRuntime
 metadata:
   name: private-ai

@@ -357,7 +357,7 @@ mod tests {
             }));
         }
         serde_json::from_value(json!({
-            "apiVersion": "runtime.trussium.io/v1alpha1", "kind": "TrussiumRuntime",
+            "apiVersion": "runtime.trussium.io/v1beta1", "kind": "TrussiumRuntime",
             "metadata": {"name": "rt", "namespace": "ai", "generation": 3},
             "spec": {"image": {"repository": REPO, "tag": desired}, "replicas": 1,
                      "provider": {"type": "ollama", "model": "m"}},

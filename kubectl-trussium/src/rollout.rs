@@ -312,7 +312,7 @@ mod tests {
             }));
         }
         serde_json::from_value(json!({
-            "apiVersion": "runtime.trussium.io/v1alpha1", "kind": "TrussiumRuntime",
+            "apiVersion": "runtime.trussium.io/v1beta1", "kind": "TrussiumRuntime",
             "metadata": {"name": "rt", "namespace": "ai", "generation": 7},
             "spec": {"image": {"repository": "ghcr.io/trussiumhq/trussium", "tag": "v1.23.0"},
                      "replicas": 3, "provider": {"type": "ollama", "model": "m"}},

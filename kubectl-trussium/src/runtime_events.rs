@@ -232,7 +232,7 @@ mod tests {
     #[test]
     fn uid_filter() {
         let mut rt: TrussiumRuntime = serde_json::from_value(serde_json::json!({
-            "apiVersion": "runtime.trussium.io/v1alpha1", "kind": "TrussiumRuntime",
+            "apiVersion": "runtime.trussium.io/v1beta1", "kind": "TrussiumRuntime",
             "metadata": {"name": "rt", "uid": "rt-uid"},
             "spec": {"image": {"repository": "r", "tag": "v1"}, "provider": {"type": "ollama", "model": "m"}}
         }))

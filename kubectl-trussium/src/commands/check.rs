@@ -9,7 +9,7 @@ use k8s_openapi::jiff::Timestamp;
 use kube::{Api, CustomResourceExt, Resource};
 use serde::Serialize;
 use trussium_api::TrussiumRuntime;
-use trussium_api::crd::{is_established, version_of};
+use trussium_api::crd::{STORAGE_VERSION, is_established, version_of};
 use trussium_api::image::split_reference;
 use trussium_api::operator::OperatorArgs;
 use trussium_api::status::ConditionStatus;
@@ -277,6 +277,22 @@ fn judge_crd(crd: Option<&CustomResourceDefinition>, plugin: &str) -> Outcome {
             ),
         );
     }
+    let served: Vec<&str> = crd
+        .spec
+        .versions
+        .iter()
+        .filter(|v| v.served)
+        .map(|v| v.name.as_str())
+        .collect();
+    if !served.contains(&STORAGE_VERSION) {
+        return failed(
+            format!(
+                "the CRD serves {} but not {STORAGE_VERSION}, which this plugin and its operator speak",
+                served.join(", ")
+            ),
+            "upgrade it in place (runtimes keep running): `kubectl trussium install`",
+        );
+    }
     match version_of(crd).map(|v| (v, compare(v, plugin))) {
         Some((_, Some(std::cmp::Ordering::Equal))) => passed(format!(
             "the CRD is installed, version {plugin} (the plugin's)"
@@ -498,11 +514,23 @@ mod tests {
     use crate::fixtures::at;
 
     fn crd(version: Option<&str>, established: bool) -> CustomResourceDefinition {
+        crd_serving(version, established, &["v1beta1", "v1alpha1"])
+    }
+
+    fn crd_serving(
+        version: Option<&str>,
+        established: bool,
+        served: &[&str],
+    ) -> CustomResourceDefinition {
         let labels = version.map(|v| json!({"app.kubernetes.io/version": v}));
+        let versions: Vec<_> = served
+            .iter()
+            .map(|name| json!({"name": name, "served": true, "storage": *name == "v1beta1"}))
+            .collect();
         serde_json::from_value(json!({
             "metadata": {"name": "trussiumruntimes.runtime.trussium.io", "labels": labels},
             "spec": {"group": "runtime.trussium.io", "scope": "Namespaced",
-                     "names": {"plural": "trussiumruntimes", "kind": "TrussiumRuntime"}, "versions": []},
+                     "names": {"plural": "trussiumruntimes", "kind": "TrussiumRuntime"}, "versions": versions},
             "status": {"conditions": [{"type": "Established", "status": if established {"True"} else {"False"}}]}
         }))
         .unwrap_or_else(|e| panic!("{e}"))
@@ -538,6 +566,17 @@ mod tests {
         assert!(unlabelled.contains("carries no version"), "{unlabelled}");
         let pending = message(&judge_crd(Some(&crd(Some("0.1.0"), false)), "0.1.0"));
         assert!(pending.contains("not established"), "{pending}");
+    }
+
+    #[test]
+    fn a_crd_without_the_version_the_plugin_speaks_is_upgraded() {
+        // Whatever its label says: a CRD from before v1beta1.
+        let alpha_only = crd_serving(Some("0.1.0"), true, &["v1alpha1"]);
+        assert_eq!(
+            message(&judge_crd(Some(&alpha_only), "0.1.0")),
+            "the CRD serves v1alpha1 but not v1beta1, which this plugin and its operator speak \
+             → upgrade it in place (runtimes keep running): `kubectl trussium install`"
+        );
     }
 
     fn deployment(available: Option<bool>, image: &str, ready: i32) -> Deployment {

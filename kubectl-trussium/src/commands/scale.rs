@@ -115,7 +115,7 @@ mod tests {
 
     fn rt(replicas: i32, autoscaling: Option<bool>) -> TrussiumRuntime {
         let mut rt: TrussiumRuntime = serde_json::from_value(json!({
-            "apiVersion": "runtime.trussium.io/v1alpha1", "kind": "TrussiumRuntime",
+            "apiVersion": "runtime.trussium.io/v1beta1", "kind": "TrussiumRuntime",
             "metadata": {"name": "rt"},
             "spec": {"image": {"repository": "r", "tag": "v1"}, "replicas": replicas,
                      "provider": {"type": "ollama", "model": "m"}}
