@@ -57,7 +57,7 @@ populate() {
     local tag="v1.$((10#$i % 30)).0"
     cat >>"$spec" <<YAML
 ---
-apiVersion: runtime.trussium.io/v1alpha1
+apiVersion: runtime.trussium.io/v1beta1
 kind: TrussiumRuntime
 metadata:
   name: bench-$i
@@ -69,7 +69,7 @@ spec:
 YAML
     cat >>"$status" <<YAML
 ---
-apiVersion: runtime.trussium.io/v1alpha1
+apiVersion: runtime.trussium.io/v1beta1
 kind: TrussiumRuntime
 metadata:
   name: bench-$i

@@ -91,7 +91,7 @@ mod tests {
                 .collect();
         }
         let rt = serde_json::json!({
-            "apiVersion": "runtime.trussium.io/v1alpha1", "kind": "TrussiumRuntime",
+            "apiVersion": "runtime.trussium.io/v1beta1", "kind": "TrussiumRuntime",
             "metadata": {"name": "rt", "namespace": "ns"}, "spec": spec,
         });
         serde_json::from_value(rt).unwrap_or_else(|e| panic!("fixture: {e}"))

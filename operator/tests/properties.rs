@@ -122,7 +122,7 @@ fn runtime() -> impl Strategy<Value = TrussiumRuntime> {
                         Value::Array(pull.iter().map(|n| json!({"name": n})).collect());
                 }
                 serde_json::from_value(json!({
-                    "apiVersion": "runtime.trussium.io/v1alpha1",
+                    "apiVersion": "runtime.trussium.io/v1beta1",
                     "kind": "TrussiumRuntime",
                     "metadata": {
                         "name": name, "namespace": namespace, "generation": generation,

@@ -87,7 +87,7 @@ pub fn openai_runtime(name: &str, tag: &str, replicas: i32, credentials: Option<
         provider["credentialsSecretRef"] = json!({"name": secret, "key": "api-key"});
     }
     json!({
-        "apiVersion": "runtime.trussium.io/v1alpha1",
+        "apiVersion": "runtime.trussium.io/v1beta1",
         "kind": "TrussiumRuntime",
         "metadata": { "name": name },
         "spec": {

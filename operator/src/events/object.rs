@@ -136,7 +136,7 @@ mod tests {
             note: "deadline exceeded".into(),
         };
         let regarding = ObjectReference {
-            api_version: Some("runtime.trussium.io/v1alpha1".into()),
+            api_version: Some("runtime.trussium.io/v1beta1".into()),
             kind: Some("TrussiumRuntime".into()),
             name: Some("private-ai".into()),
             namespace: Some("ai".into()),

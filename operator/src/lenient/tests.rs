@@ -9,7 +9,7 @@ use super::*;
 
 fn runtime(status: Value) -> Value {
     json!({
-        "apiVersion": "runtime.trussium.io/v1alpha1",
+        "apiVersion": "runtime.trussium.io/v1beta1",
         "kind": "TrussiumRuntime",
         "metadata": {"name": "private-ai", "namespace": "ai", "uid": "u-1", "generation": 2},
         "spec": {

@@ -262,7 +262,7 @@ mod tests {
             ),
             (
                 Method::PATCH,
-                "/apis/runtime.trussium.io/v1alpha1/namespaces/a/trussiumruntimes/r/status",
+                "/apis/runtime.trussium.io/v1beta1/namespaces/a/trussiumruntimes/r/status",
                 pair("trussiumruntimes/status", "patch"),
             ),
             (

@@ -150,7 +150,7 @@ mod tests {
 
     fn runtime(conditions: &[(&str, &str, &str)]) -> TrussiumRuntime {
         let mut value = json!({
-            "apiVersion": "runtime.trussium.io/v1alpha1",
+            "apiVersion": "runtime.trussium.io/v1beta1",
             "kind": "TrussiumRuntime",
             "metadata": { "name": "r", "namespace": "n" },
             "spec": {

@@ -130,7 +130,7 @@ fn every_object_is_named_labelled_and_owned_like_the_runtime() -> Result {
         assert_eq!(
             meta["ownerReferences"],
             json!([{
-                "apiVersion": "runtime.trussium.io/v1alpha1",
+                "apiVersion": "runtime.trussium.io/v1beta1",
                 "kind": "TrussiumRuntime",
                 "name": "private-ai",
                 "uid": "2f1c7a4e-0d4b-4b8e-9a53-1f0a8c6b7d21",
@@ -285,7 +285,7 @@ fn same_controller_needs_the_desired_controller_on_both() {
             references
                 .iter()
                 .map(|(uid, controller)| OwnerReference {
-                    api_version: "runtime.trussium.io/v1alpha1".into(),
+                    api_version: "runtime.trussium.io/v1beta1".into(),
                     kind: "TrussiumRuntime".into(),
                     name: "private-ai".into(),
                     uid: uid.to_string(),
@@ -325,7 +325,7 @@ fn ownership_is_by_controller_reference_and_uid() -> Result {
 
     let reference = |uid: &str, controller: Option<bool>| ObjectMeta {
         owner_references: Some(vec![OwnerReference {
-            api_version: "runtime.trussium.io/v1alpha1".into(),
+            api_version: "runtime.trussium.io/v1beta1".into(),
             kind: "TrussiumRuntime".into(),
             name: "private-ai".into(),
             uid: uid.into(),

@@ -19,7 +19,7 @@ use trussium_operator::resources::{BuildContext, build};
 use super::Result;
 
 pub const MINIMAL: &str = r#"
-apiVersion: runtime.trussium.io/v1alpha1
+apiVersion: runtime.trussium.io/v1beta1
 kind: TrussiumRuntime
 metadata:
   name: placeholder

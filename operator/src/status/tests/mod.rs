@@ -36,7 +36,7 @@ pub fn image(tag: &str) -> String {
 }
 
 const RUNTIME: &str = r#"
-apiVersion: runtime.trussium.io/v1alpha1
+apiVersion: runtime.trussium.io/v1beta1
 kind: TrussiumRuntime
 metadata:
   name: private-ai

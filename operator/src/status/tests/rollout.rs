@@ -498,7 +498,7 @@ fn replica_failure_on_a_complete_rollout_keeps_progressing_complete() {
 }
 
 const AUTOSCALED: &str = r#"
-apiVersion: runtime.trussium.io/v1alpha1
+apiVersion: runtime.trussium.io/v1beta1
 kind: TrussiumRuntime
 metadata: {name: private-ai, namespace: trussium, generation: 1}
 spec:

@@ -208,7 +208,7 @@ fn manifest(name: &str, spec: &RuntimeSpec) -> Value {
         None => json!({ "type": "ollama", "model": "llama3.2" }),
     };
     json!({
-        "apiVersion": "runtime.trussium.io/v1alpha1",
+        "apiVersion": "runtime.trussium.io/v1beta1",
         "kind": "TrussiumRuntime",
         "metadata": { "name": name },
         "spec": {

@@ -59,7 +59,7 @@ async fn kubectl_explain_shows_the_descriptions() -> TestResult {
     let provider = squeeze(&explain("trussiumruntime.spec.provider").await?);
     for expected in [
         "KIND: TrussiumRuntime",
-        "VERSION: v1alpha1",
+        "VERSION: v1beta1",
         "FIELD: provider <Object>",
         "DESCRIPTION: The model provider the runtime forwards requests to.",
         "type <string> -required- enum: openai, ollama Provider type: openai or ollama.",
@@ -221,7 +221,7 @@ async fn the_short_name_and_the_category_list_runtimes() -> TestResult {
             &[
                 "trussiumruntimes",
                 "trt",
-                "runtime.trussium.io/v1alpha1",
+                "runtime.trussium.io/v1beta1",
                 "true",
                 "TrussiumRuntime"
             ]

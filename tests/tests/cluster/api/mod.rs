@@ -6,3 +6,4 @@ pub(crate) mod support;
 
 mod kubectl;
 mod validation;
+mod versions;

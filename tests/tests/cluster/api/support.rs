@@ -19,6 +19,27 @@ pub fn dynamic_api(client: &Client, namespace: &str) -> Api<DynamicObject> {
     Api::namespaced_with(client.clone(), namespace, &runtime_resource())
 }
 
+/// The deprecated `v1alpha1` of the TrussiumRuntime resource.
+pub fn deprecated_resource() -> ApiResource {
+    let mut resource = runtime_resource();
+    resource.version = "v1alpha1".to_string();
+    resource.api_version = format!("{}/v1alpha1", resource.group);
+    resource
+}
+
+/// The runtimes through the deprecated `v1alpha1`.
+pub fn deprecated_api(client: &Client, namespace: &str) -> Api<DynamicObject> {
+    Api::namespaced_with(client.clone(), namespace, &deprecated_resource())
+}
+
+/// `object` as a manifest of the deprecated `v1alpha1`.
+pub fn as_deprecated(mut object: DynamicObject) -> DynamicObject {
+    if let Some(types) = object.types.as_mut() {
+        types.api_version = deprecated_resource().api_version;
+    }
+    object
+}
+
 /// Whitespace collapsed to single spaces (kubectl wraps long descriptions).
 pub fn squeeze(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")

@@ -6,7 +6,10 @@
 //!
 //! `source tests/cluster/env.sh && cargo test -p trussium-e2e --test cluster api::validation -- --include-ignored`
 
-use super::support::{CRD_NAME, Fixture, dynamic_api, load_fixtures, refusal_message, samples};
+use super::support::{
+    CRD_NAME, Fixture, as_deprecated, deprecated_api, dynamic_api, load_fixtures, refusal_message,
+    samples,
+};
 use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use kube::{Api, ResourceExt};
 use serde_json::{Value, json};
@@ -64,10 +67,33 @@ async fn the_crd_from_crds_is_accepted_and_established() -> TestResult {
     assert_eq!(stored.name_any(), CRD_NAME);
     // The server kept the schema as generated: every CEL rule passed its cost
     // estimate (a rule over budget makes the whole CRD apply fail).
+    // Both versions (v1beta1 stored, v1alpha1 deprecated) as generated.
     let ours = trussium_api::crd::crd();
-    assert_eq!(
-        serde_json::to_value(&stored.spec.versions[0].schema)?,
-        serde_json::to_value(&ours.spec.versions[0].schema)?,
+    let versions = |crd: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition| {
+        crd.spec
+            .versions
+            .iter()
+            .map(|v| {
+                json!({"name": v.name, "served": v.served, "storage": v.storage,
+                       "deprecated": v.deprecated, "deprecationWarning": v.deprecation_warning,
+                       "schema": v.schema})
+            })
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        versions(&stored) == versions(&ours),
+        "the stored CRD differs from crd()"
+    );
+    let stored_versions = stored
+        .status
+        .as_ref()
+        .and_then(|s| s.stored_versions.clone())
+        .unwrap_or_default();
+    assert!(
+        stored_versions
+            .iter()
+            .any(|v| v == trussium_api::crd::STORAGE_VERSION),
+        "storedVersions: {stored_versions:?}"
     );
     Ok(())
 }
@@ -146,7 +172,7 @@ async fn defaults_fill_in_partial_sections_and_nulls_mean_omitted() -> TestResul
     let raw = dynamic_api(&ns.client, &ns.name);
     let create = async |name: &str, spec: Value| -> Result<Value, BoxError> {
         let object: DynamicObject = serde_json::from_value(json!({
-            "apiVersion": "runtime.trussium.io/v1alpha1",
+            "apiVersion": "runtime.trussium.io/v1beta1",
             "kind": "TrussiumRuntime",
             "metadata": {"name": name},
             "spec": spec,
@@ -286,6 +312,7 @@ fn unknown_field_pointer(fixture: &Fixture) -> Option<String> {
 async fn the_api_refuses_every_invalid_manifest_with_its_message() -> TestResult {
     let ns = setup("api-invalid-api").await?;
     let raw = dynamic_api(&ns.client, &ns.name);
+    let deprecated = deprecated_api(&ns.client, &ns.name);
     let strict = PatchParams::apply("trussium-e2e").validation_strict();
     let mut failures = Vec::new();
     let corpus = corpus()?;
@@ -330,15 +357,33 @@ async fn the_api_refuses_every_invalid_manifest_with_its_message() -> TestResult
                 }
             }
         } else {
-            match raw.create(&PostParams::default(), &object).await {
-                Ok(_) => failures.push(format!("{name}: accepted")),
-                Err(e) => {
-                    let message = refusal_message(&e).unwrap_or_else(|| e.to_string());
-                    let missing = missing_substrings(&message, &fixture.expects);
-                    if !missing.is_empty() {
-                        failures.push(format!("{name}: message lacks {missing:?}: {message}"));
+            let mut messages = Vec::new();
+            for (version, api) in [("v1beta1", &raw), ("v1alpha1", &deprecated)] {
+                let object = match version {
+                    "v1alpha1" => as_deprecated(object.clone()),
+                    _ => object.clone(),
+                };
+                match api.create(&PostParams::default(), &object).await {
+                    Ok(_) => failures.push(format!("{name}: accepted as {version}")),
+                    Err(e) => {
+                        let message = refusal_message(&e).unwrap_or_else(|| e.to_string());
+                        let missing = missing_substrings(&message, &fixture.expects);
+                        if !missing.is_empty() {
+                            failures.push(format!(
+                                "{name}: message as {version} lacks {missing:?}: {message}"
+                            ));
+                        }
+                        messages.push(message.replace("v1alpha1", "v1beta1"));
                     }
                 }
+            }
+            // The deprecated version refuses it in the same words: one schema.
+            if let [beta, alpha] = messages.as_slice()
+                && beta != alpha
+            {
+                failures.push(format!(
+                    "{name}: refused differently:\nv1beta1: {beta}\nv1alpha1: {alpha}"
+                ));
             }
         }
         if raw.get_opt(name).await?.is_some() {
@@ -363,7 +408,7 @@ async fn an_embedded_credential_is_refused_without_echoing_it() -> TestResult {
     let raw = dynamic_api(&ns.client, &ns.name);
     let secret = "sk-live-0123456789-never-echo-me";
     let manifest = format!(
-        "apiVersion: runtime.trussium.io/v1alpha1
+        "apiVersion: runtime.trussium.io/v1beta1
 kind: TrussiumRuntime
 metadata:
   name: leaky
@@ -475,7 +520,7 @@ async fn an_invalid_update_is_refused_and_leaves_the_stored_object_unchanged() -
 
     // The corpus' common base, valid, created the way a person would.
     let base = format!(
-        "apiVersion: runtime.trussium.io/v1alpha1
+        "apiVersion: runtime.trussium.io/v1beta1
 kind: TrussiumRuntime
 metadata:
   name: {name}

@@ -438,17 +438,19 @@ async fn unprintable_models_and_urls_with_credentials_are_refused_without_echoin
 /// had it.
 fn crd_without_the_user_info_rule() -> Result<CustomResourceDefinition, BoxError> {
     let mut crd = trussium_api::crd::crd();
-    let mut schema = serde_json::to_value(&crd.spec.versions[0].schema)?;
-    let rules = schema
-        .pointer_mut(
-            "/openAPIV3Schema/properties/spec/properties/provider/x-kubernetes-validations",
-        )
-        .and_then(Value::as_array_mut)
-        .ok_or("no provider rules")?;
-    let before = rules.len();
-    rules.retain(|r| r["message"] != rules::BASE_URL_NO_USER_INFO.message);
-    assert_eq!(rules.len() + 1, before, "the rule to take out is not there");
-    crd.spec.versions[0].schema = serde_json::from_value(schema)?;
+    for version in &mut crd.spec.versions {
+        let mut schema = serde_json::to_value(&version.schema)?;
+        let rules = schema
+            .pointer_mut(
+                "/openAPIV3Schema/properties/spec/properties/provider/x-kubernetes-validations",
+            )
+            .and_then(Value::as_array_mut)
+            .ok_or("no provider rules")?;
+        let before = rules.len();
+        rules.retain(|r| r["message"] != rules::BASE_URL_NO_USER_INFO.message);
+        assert_eq!(rules.len() + 1, before, "the rule to take out is not there");
+        version.schema = serde_json::from_value(schema)?;
+    }
     Ok(crd)
 }
 

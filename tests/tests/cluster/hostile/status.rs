@@ -328,7 +328,7 @@ async fn an_event_name_held_by_another_event_does_not_silence_the_event() -> Tes
                 "type": "Normal", "reason": reason.as_str(), "action": "Forged",
                 "note": "held by someone else",
                 "regarding": {"kind": "TrussiumRuntime", "name": name, "uid": uid,
-                    "apiVersion": "runtime.trussium.io/v1alpha1", "namespace": h.namespace()},
+                    "apiVersion": "runtime.trussium.io/v1beta1", "namespace": h.namespace()},
                 "reportingController": "someone-else", "reportingInstance": "e2e",
             }))?;
             h.events().create(&PostParams::default(), &holder).await?;

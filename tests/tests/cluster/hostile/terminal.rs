@@ -39,7 +39,7 @@ async fn setup(prefix: &str) -> Result<(TestNamespace, Api<TrussiumRuntime>), tr
 
 fn manifest(name: &str, spec_changes: Value) -> Value {
     let mut rt = json!({
-        "apiVersion": "runtime.trussium.io/v1alpha1",
+        "apiVersion": "runtime.trussium.io/v1beta1",
         "kind": "TrussiumRuntime",
         "metadata": {"name": name},
         "spec": {
@@ -143,7 +143,7 @@ async fn try_event(
         "reportingController": "runtime.trussium.io/operator",
         "reportingInstance": "hostile-tests",
         "regarding": {
-            "apiVersion": "runtime.trussium.io/v1alpha1", "kind": "TrussiumRuntime",
+            "apiVersion": "runtime.trussium.io/v1beta1", "kind": "TrussiumRuntime",
             "name": rt.name_any(), "namespace": namespace, "uid": rt.uid()
         }
     }))?;

@@ -55,7 +55,7 @@ pub fn json_of<T: serde::Serialize>(object: &T) -> Result<Value, BoxError> {
 /// permission the operator does not have).
 pub fn assert_owned_by(meta: &ObjectMeta, rt: &TrussiumRuntime, what: &str) {
     let expected = OwnerReference {
-        api_version: "runtime.trussium.io/v1alpha1".into(),
+        api_version: "runtime.trussium.io/v1beta1".into(),
         kind: "TrussiumRuntime".into(),
         name: rt.metadata.name.clone().unwrap_or_default(),
         uid: rt.metadata.uid.clone().unwrap_or_default(),

@@ -92,7 +92,7 @@ impl Running {
 /// local Ollama (what the plugin shows of it, the tests check).
 pub fn ollama_runtime(name: &str, tag: &str, replicas: i32) -> Result<TrussiumRuntime, Error> {
     Ok(serde_json::from_value(json!({
-        "apiVersion": "runtime.trussium.io/v1alpha1",
+        "apiVersion": "runtime.trussium.io/v1beta1",
         "kind": "TrussiumRuntime",
         "metadata": {"name": name},
         "spec": {
@@ -195,7 +195,7 @@ pub async fn publish_event(
         "reportingController": "runtime.trussium.io/operator",
         "reportingInstance": "plugin-tests",
         "regarding": {
-            "apiVersion": "runtime.trussium.io/v1alpha1",
+            "apiVersion": "runtime.trussium.io/v1beta1",
             "kind": "TrussiumRuntime",
             "name": rt.name_any(),
             "namespace": namespace,
