@@ -21,9 +21,13 @@ case "$PATH:" in
   *) PATH=$TRUSSIUM_BIN:$PATH ;;
 esac
 KUBECONFIG=$TRUSSIUM_KUBECONFIG
+# kubectl's discovery cache goes with the cluster: ~/.kube/cache, keyed by
+# host and port, would serve the next cluster on these ports the last one's
+# API versions for ten minutes.
+KUBECACHEDIR=$TRUSSIUM_CLUSTER_DIR/kube-cache
 
 # TRUSSIUM_CLUSTER_DIR and TRUSSIUM_KUBECONFIG stay exported only when the
 # caller set them: a default exported from one checkout must not steer the
 # scripts (or make test's cluster-down) of another.
 export TRUSSIUM_ROOT TRUSSIUM_CACHE TRUSSIUM_BIN \
-  TRUSSIUM_APISERVER_PORT TRUSSIUM_ETCD_PORT TRUSSIUM_ETCD_PEER_PORT PATH KUBECONFIG
+  TRUSSIUM_APISERVER_PORT TRUSSIUM_ETCD_PORT TRUSSIUM_ETCD_PEER_PORT PATH KUBECONFIG KUBECACHEDIR

@@ -6,7 +6,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde::Deserialize;
 
-use crate::{Error, admin_kubeconfig_path, control_plane_bin_dir, repo_root};
+use crate::{Error, admin_kubeconfig_path, cluster_dir, control_plane_bin_dir, repo_root};
 
 /// How long one request of [`kubectl`] may take: a request the API server
 /// never answers fails the test instead of hanging it. A command that watches
@@ -16,6 +16,14 @@ pub const KUBECTL_REQUEST_TIMEOUT: &str = "--request-timeout=30s";
 /// The kubectl built with the control plane (`tests/cluster/build.sh`).
 pub fn kubectl_path() -> PathBuf {
     control_plane_bin_dir().join("kubectl")
+}
+
+/// kubectl's discovery cache for this cluster only. The default
+/// (`~/.kube/cache`, kept ten minutes, keyed by host and port) outlives a
+/// cluster: the next one on the same port would be read through the last
+/// one's API versions (`kubectl explain` of a version no longer preferred).
+pub fn discovery_cache_dir() -> PathBuf {
+    cluster_dir().join("kube-cache")
 }
 
 /// What one `kubectl` run printed.
@@ -70,6 +78,8 @@ fn run(args: &[String], stdin: Option<&str>) -> Result<Kubectl, Error> {
     let mut child = Command::new(&binary)
         .arg("--kubeconfig")
         .arg(admin_kubeconfig_path())
+        .arg("--cache-dir")
+        .arg(discovery_cache_dir())
         .arg(KUBECTL_REQUEST_TIMEOUT)
         .args(args)
         .stdin(if stdin.is_some() {

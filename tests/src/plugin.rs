@@ -122,6 +122,7 @@ pub fn kubectl_trussium_as(
         .args(args)
         .env("PATH", path_with(&[dir, repo_root().join("completions")]))
         .env("KUBECONFIG", kubeconfig)
+        .env("KUBECACHEDIR", crate::kubectl::discovery_cache_dir())
         .env_remove("NO_COLOR")
         .env_remove("FORCE_COLOR")
         .env_remove("CLICOLOR_FORCE")

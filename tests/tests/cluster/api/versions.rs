@@ -58,7 +58,7 @@ async fn kubectl_warns_on_v1alpha1_and_both_versions_show_one_object() -> TestRe
         assert_eq!(beta.pointer(field), alpha.pointer(field), "{field}");
     }
     // The API server filled in the same defaults through v1alpha1.
-    assert_eq!(beta.pointer("/spec/service/port"), Some(&json!(8080)));
+    assert_eq!(beta.pointer("/spec/service/port"), Some(&json!(9000)));
 
     // The printer columns are the same in both versions.
     let columns = async |resource: &str| -> Result<String, trussium_e2e::BoxError> {
