@@ -306,12 +306,17 @@ fn older_chart(dir: &Path) -> Result<String, BoxError> {
     std::fs::write(&chart_yaml, text)?;
     let crd_path = chart.join("files/crd.yaml");
     let mut crd: Value = serde_yaml::from_str(&std::fs::read_to_string(&crd_path)?)?;
-    let columns = crd["spec"]["versions"][0]["additionalPrinterColumns"]
+    let versions = crd["spec"]["versions"]
         .as_array_mut()
-        .ok_or("the CRD has no printer columns")?;
-    let before = columns.len();
-    columns.retain(|c| c["name"] != "Model");
-    assert_eq!(columns.len(), before - 1, "the CRD had a Model column");
+        .ok_or("the CRD has no versions")?;
+    for version in versions {
+        let columns = version["additionalPrinterColumns"]
+            .as_array_mut()
+            .ok_or("the CRD has no printer columns")?;
+        let before = columns.len();
+        columns.retain(|c| c["name"] != "Model");
+        assert_eq!(columns.len(), before - 1, "the CRD had a Model column");
+    }
     std::fs::write(&crd_path, serde_yaml::to_string(&crd)?)?;
     Ok(chart.to_string_lossy().to_string())
 }
