@@ -34,6 +34,9 @@ _kubectl__trussium() {
             kubectl__trussium,install)
                 cmd="kubectl__trussium__subcmd__install"
                 ;;
+            kubectl__trussium,migrate)
+                cmd="kubectl__trussium__subcmd__migrate"
+                ;;
             kubectl__trussium,rollback)
                 cmd="kubectl__trussium__subcmd__rollback"
                 ;;
@@ -70,6 +73,9 @@ _kubectl__trussium() {
             kubectl__trussium__subcmd__help,install)
                 cmd="kubectl__trussium__subcmd__help__subcmd__install"
                 ;;
+            kubectl__trussium__subcmd__help,migrate)
+                cmd="kubectl__trussium__subcmd__help__subcmd__migrate"
+                ;;
             kubectl__trussium__subcmd__help,rollback)
                 cmd="kubectl__trussium__subcmd__help__subcmd__rollback"
                 ;;
@@ -95,7 +101,7 @@ _kubectl__trussium() {
 
     case "${cmd}" in
         kubectl__trussium)
-            opts="-n -A -h -V --kubeconfig --context --namespace --all-namespaces --color --help --version status upgrade rollback history scale events check install uninstall completion version help"
+            opts="-n -A -h -V --kubeconfig --context --namespace --all-namespaces --color --help --version status upgrade rollback history scale events check install uninstall migrate completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -295,7 +301,7 @@ _kubectl__trussium() {
             return 0
             ;;
         kubectl__subcmd__trussium__subcmd__help)
-            opts="status upgrade rollback history scale events check install uninstall completion version help"
+            opts="status upgrade rollback history scale events check install uninstall migrate completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -379,6 +385,20 @@ _kubectl__trussium() {
             return 0
             ;;
         kubectl__subcmd__trussium__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__trussium__subcmd__help__subcmd__migrate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -564,6 +584,51 @@ _kubectl__trussium() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --kubeconfig)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__trussium__subcmd__migrate)
+            opts="-n -A -h -V --dry-run --kubeconfig --context --namespace --all-namespaces --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --kubeconfig)
                     local oldifs
                     if [ -n "${IFS+x}" ]; then

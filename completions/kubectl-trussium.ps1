@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check the cluster, the CRD, the operator, its leader and your access; say what to fix')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install (or upgrade) the CRD and the operator of this plugin''s version')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the operator; the CRD and the runtimes stay')
+            [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Rewrite every runtime in the CRD''s storage version, so older versions can be dropped')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the plugin''s version and platform')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -204,6 +205,21 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-trussium;migrate' {
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Say what would be rewritten, write nothing')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-trussium;completion' {
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
@@ -242,6 +258,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check the cluster, the CRD, the operator, its leader and your access; say what to fix')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install (or upgrade) the CRD and the operator of this plugin''s version')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the operator; the CRD and the runtimes stay')
+            [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Rewrite every runtime in the CRD''s storage version, so older versions can be dropped')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the plugin''s version and platform')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -272,6 +289,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             break
         }
         'kubectl-trussium;help;uninstall' {
+            break
+        }
+        'kubectl-trussium;help;migrate' {
             break
         }
         'kubectl-trussium;help;completion' {

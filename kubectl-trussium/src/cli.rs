@@ -107,6 +107,10 @@ pub enum Command {
     #[command(after_help = UNINSTALL_HELP)]
     Uninstall(UninstallArgs),
 
+    /// Rewrite every runtime in the CRD's storage version, so older versions can be dropped
+    #[command(after_help = MIGRATE_HELP)]
+    Migrate(MigrateArgs),
+
     /// Print a shell completion script
     #[command(after_help = COMPLETION_HELP)]
     Completion(CompletionArgs),
@@ -180,6 +184,21 @@ unless --force: they would keep serving, but nothing would manage them.
 Examples:
   kubectl trussium uninstall
   kubectl trussium uninstall --force";
+
+const MIGRATE_HELP: &str = "\
+Rewrites every TrussiumRuntime in all namespaces once, as stored (guarded by
+its resourceVersion: a runtime changed meanwhile is left to that change; no
+spec, status or generation changes, no Event), then sets the CRD's
+status.storedVersions to v1beta1, so that a later CRD may stop serving
+v1alpha1. Needs list and update on trussiumruntimes in all namespaces and
+patch on customresourcedefinitions/status: your rights, not the operator's.
+Safe to interrupt and run again; with nothing to migrate it writes nothing.
+`install` runs it when it upgrades a CRD; run it yourself after upgrading
+the CRD with Helm or kustomize.
+
+Examples:
+  kubectl trussium migrate --dry-run
+  kubectl trussium migrate";
 
 const COMPLETION_HELP: &str = "\
 `kubectl trussium <TAB>` (kubectl 1.26 or later) needs an executable named
@@ -344,6 +363,13 @@ pub struct UninstallArgs {
     /// Remove the operator even though runtimes exist (they keep serving, unmanaged)
     #[arg(long)]
     pub force: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct MigrateArgs {
+    /// Say what would be rewritten, write nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// A new tag or a new digest, never both.

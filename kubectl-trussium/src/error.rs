@@ -168,6 +168,10 @@ pub enum Error {
         namespace: String,
         reason: String,
     },
+    /// `migrate`, `install`: the CRD cannot be migrated by this plugin;
+    /// nothing was written.
+    #[error("not migrating: {0}; nothing was written")]
+    Migration(String),
     /// `install`: the cluster's CRD belongs to a newer release.
     #[error(
         "not installing: the cluster's TrussiumRuntime CRD is version {installed}, newer than this plugin's {plugin}"
@@ -280,6 +284,7 @@ impl Error {
             | Error::Deleted { .. }
             | Error::Unreadable { .. }
             | Error::NewerCrd { .. }
+            | Error::Migration(_)
             | Error::NotPermitted { .. }
             | Error::WouldBeRefused { .. }
             | Error::ApplyFailed { .. }

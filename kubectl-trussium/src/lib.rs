@@ -19,6 +19,7 @@ pub mod fetched;
 pub mod follow;
 pub mod interpret;
 pub mod manifests;
+pub mod migration;
 pub mod output;
 pub mod release;
 pub mod revisions;

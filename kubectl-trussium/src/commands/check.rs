@@ -293,6 +293,20 @@ fn judge_crd(crd: Option<&CustomResourceDefinition>, plugin: &str) -> Outcome {
             "upgrade it in place (runtimes keep running): `kubectl trussium install`",
         );
     }
+    match crate::migration::plan(crd) {
+        Ok(crate::migration::Plan::Nothing) => {}
+        Ok(crate::migration::Plan::Rewrite { older }) => {
+            return failed(
+                format!(
+                    "the CRD's storedVersions still lists {} beside {STORAGE_VERSION}: runtimes may be stored in it, and a CRD without it would be refused",
+                    older.join(", ")
+                ),
+                "rewrite them in v1beta1 (safe to run at any time): `kubectl trussium migrate`",
+            );
+        }
+        // A CRD that stores another version is the version check's to name.
+        Err(_) => {}
+    }
     match version_of(crd).map(|v| (v, compare(v, plugin))) {
         Some((_, Some(std::cmp::Ordering::Equal))) => passed(format!(
             "the CRD is installed, version {plugin} (the plugin's)"
@@ -566,6 +580,20 @@ mod tests {
         assert!(unlabelled.contains("carries no version"), "{unlabelled}");
         let pending = message(&judge_crd(Some(&crd(Some("0.1.0"), false)), "0.1.0"));
         assert!(pending.contains("not established"), "{pending}");
+    }
+
+    #[test]
+    fn a_crd_with_older_stored_versions_is_migrated() {
+        let mut stored = crd(Some("0.1.0"), true);
+        if let Some(status) = stored.status.as_mut() {
+            status.stored_versions = Some(vec!["v1alpha1".into(), "v1beta1".into()]);
+        }
+        assert_eq!(
+            message(&judge_crd(Some(&stored), "0.1.0")),
+            "the CRD's storedVersions still lists v1alpha1 beside v1beta1: runtimes may be stored in it, \
+             and a CRD without it would be refused → rewrite them in v1beta1 (safe to run at any time): \
+             `kubectl trussium migrate`"
+        );
     }
 
     #[test]

@@ -331,6 +331,7 @@ mod tests {
                 "check",
                 "install",
                 "uninstall",
+                "migrate",
                 "completion",
                 "version"
             ]
@@ -338,7 +339,7 @@ mod tests {
         assert_eq!(p.directive, DIRECTIVE_NO_FILE);
         assert!(p.candidates[0].1.starts_with("Show one runtime"));
         assert_eq!(values(&plan(&words(&["s"]))), ["status", "scale"]);
-        assert_eq!(values(&plan(&words(&[]))).len(), 11);
+        assert_eq!(values(&plan(&words(&[]))).len(), 12);
         // The new commands complete like the old: by the kind of value.
         assert_eq!(
             plan(&words(&["history", ""])).lookup,

@@ -81,15 +81,16 @@ pub async fn run(flags: &GlobalFlags, args: &InstallArgs, palette: Palette) -> R
             ("CustomResourceDefinition", CrdChange::Upgrade { from, runtimes }) => {
                 wait_established(&target, &object.name).await?;
                 format!(
-                    " (upgraded in place from {}; {runtimes} runtime{} keep{} running)",
+                    " (upgraded in place from {}; {runtimes} runtime{} keep{} running){}",
                     crate::terminal::safe(from),
                     if *runtimes == 1 { "" } else { "s" },
-                    if *runtimes == 1 { "s" } else { "" }
+                    if *runtimes == 1 { "s" } else { "" },
+                    migrate(&target).await?
                 )
             }
             ("CustomResourceDefinition", _) => {
                 wait_established(&target, &object.name).await?;
-                String::new()
+                migrate(&target).await?
             }
             ("Deployment", _) => format!(" (image {})", image_of(&deployment)),
             _ => String::new(),
@@ -107,6 +108,21 @@ pub async fn run(flags: &GlobalFlags, args: &InstallArgs, palette: Palette) -> R
         next.push_str(&format!(" --operator-namespace {}", plan.namespace));
     }
     output::println(&palette.dim(&format!("See that all is well with: {next}")))
+}
+
+/// The storage migration after the CRD is applied: objects stored in an
+/// older version rewritten, `storedVersions` trimmed (nothing written when
+/// there is nothing to migrate). Said in the CRD's line when it did something.
+async fn migrate(target: &Target) -> Result<String> {
+    let report = crate::migration::run(target, false, |done, total| {
+        eprintln!("install: migrating, {done} of {total} runtimes rewritten");
+    })
+    .await?;
+    Ok(if report.older.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", report.summary(false))
+    })
 }
 
 /// Prints the objects instead of applying them.

@@ -5,6 +5,7 @@ pub mod completion;
 pub mod events;
 pub mod history;
 pub mod install;
+pub mod migrate;
 pub mod rollback;
 pub mod scale;
 pub mod status;
@@ -31,7 +32,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         | Command::Check(_)
         | Command::Install(_)
         | Command::Uninstall(_) => true,
-        Command::Completion(_) | Command::Version => false,
+        Command::Migrate(_) | Command::Completion(_) | Command::Version => false,
     };
     if one_namespace && cli.global.all_namespaces {
         return Err(Error::Usage(
@@ -53,6 +54,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Check(args) => check::run(global, args, palette).await,
         Command::Install(args) => install::run(global, args, palette).await,
         Command::Uninstall(args) => uninstall::run(global, args, palette).await,
+        Command::Migrate(args) => migrate::run(&connect(global).await?, args, palette).await,
         Command::Completion(args) => completion::run(args),
         Command::Version => version::run(),
     }

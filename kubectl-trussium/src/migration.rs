@@ -1,0 +1,284 @@
+//! Storage migration: every `TrussiumRuntime` rewritten once in the storage
+//! version, then the CRD's `status.storedVersions` trimmed to it, so that a
+//! later CRD may stop serving the older versions (the API server refuses a
+//! CRD that drops a version `storedVersions` still lists).
+//!
+//! Run by `migrate` and by `install` when it upgrades a CRD, with the user's
+//! own rights (the operator has no CRD permission, and gets none for this).
+//! Idempotent and resumable: an interrupted run leaves every object valid
+//! (each rewrite is the object as read), and the next run rewrites again
+//! (a rewrite of an object already stored in the storage version is no write
+//! in etcd) and finishes. With nothing left to migrate it writes nothing.
+
+use std::time::{Duration, Instant};
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{ApiResource, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kube::{Api, CustomResourceExt, ResourceExt};
+use serde_json::json;
+use trussium_api::TrussiumRuntime;
+use trussium_api::crd::{DEPRECATED_VERSIONS, STORAGE_VERSION};
+
+use crate::client::Target;
+use crate::error::{CRDS, Error, RUNTIMES, Request, Result};
+
+/// What the CRD says is left to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Plan {
+    /// `storedVersions` lists the storage version only.
+    Nothing,
+    /// Objects may be stored in these older versions.
+    Rewrite { older: Vec<String> },
+}
+
+/// What `storedVersions` and the storage version of a stored CRD mean for a
+/// migration. Refuses (nothing to write) a CRD whose storage version is not
+/// this plugin's (apply this release's CRD first) and a stored version this
+/// plugin does not know (a newer release wrote it).
+pub fn plan(crd: &CustomResourceDefinition) -> std::result::Result<Plan, String> {
+    let storage = crd.spec.versions.iter().find(|v| v.storage);
+    if storage.map(|v| v.name.as_str()) != Some(STORAGE_VERSION) {
+        return Err(format!(
+            "the CRD stores {}, not {STORAGE_VERSION}: apply this release's CRD first (`kubectl trussium install`)",
+            storage.map_or("no version", |v| v.name.as_str())
+        ));
+    }
+    let stored = crd
+        .status
+        .as_ref()
+        .and_then(|s| s.stored_versions.clone())
+        .unwrap_or_default();
+    let known = |v: &str| v == STORAGE_VERSION || DEPRECATED_VERSIONS.contains(&v);
+    if let Some(unknown) = stored.iter().find(|v| !known(v)) {
+        return Err(format!(
+            "the CRD's storedVersions lists {unknown}, which this plugin does not know (a newer release wrote it): use that release's plugin"
+        ));
+    }
+    let older: Vec<String> = stored
+        .into_iter()
+        .filter(|v| v != STORAGE_VERSION)
+        .collect();
+    Ok(if older.is_empty() {
+        Plan::Nothing
+    } else {
+        Plan::Rewrite { older }
+    })
+}
+
+/// What a run did (or, in a dry run, would do).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// The older versions `storedVersions` listed before the run.
+    pub older: Vec<String>,
+    /// Runtimes rewritten in the storage version (or to rewrite).
+    pub rewritten: usize,
+    /// Runtimes changed or deleted by someone else meanwhile: their own
+    /// write stored them in the storage version, or they are gone.
+    pub changed_meanwhile: usize,
+}
+
+impl Report {
+    /// One line for people.
+    pub fn summary(&self, dry_run: bool) -> String {
+        if self.older.is_empty() {
+            return format!(
+                "nothing to migrate: every runtime is stored as {STORAGE_VERSION} (storedVersions: {STORAGE_VERSION})"
+            );
+        }
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let verb = if dry_run { "would rewrite" } else { "rewrote" };
+        let trimmed = if dry_run { "would set" } else { "set" };
+        let mut line = format!(
+            "{verb} {} runtime{} stored before {STORAGE_VERSION} (storedVersions listed {}), and {trimmed} storedVersions to {STORAGE_VERSION}",
+            self.rewritten,
+            plural(self.rewritten),
+            self.older.join(", "),
+        );
+        if self.changed_meanwhile > 0 {
+            line.push_str(&format!(
+                "; {} runtime{} changed or deleted meanwhile needed no rewrite",
+                self.changed_meanwhile,
+                plural(self.changed_meanwhile)
+            ));
+        }
+        line
+    }
+}
+
+/// Runs the migration: every runtime rewritten as read (guarded by its
+/// resourceVersion, so a concurrent change wins and is not overwritten; no
+/// spec, status or generation change), then `storedVersions` trimmed.
+/// `progress(done, total)` is called about every two seconds on long runs.
+pub async fn run(
+    target: &Target,
+    dry_run: bool,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<Report> {
+    let crds: Api<CustomResourceDefinition> = Api::all(target.client.clone());
+    let name = TrussiumRuntime::crd_name();
+    let get_crd = Request::new("get", CRDS).name(name);
+    let crd = crds
+        .get_opt(name)
+        .await
+        .map_err(|e| target.fail(get_crd.clone(), e))?
+        .ok_or(Error::CrdMissing)?;
+    let older = match plan(&crd).map_err(Error::Migration)? {
+        Plan::Nothing => return Ok(Report::default()),
+        Plan::Rewrite { older } => older,
+    };
+
+    let runtimes: Api<DynamicObject> = Api::all_with(
+        target.client.clone(),
+        &ApiResource::erase::<TrussiumRuntime>(&()),
+    );
+    let mut report = Report {
+        older,
+        ..Report::default()
+    };
+    let mut listed = Vec::new();
+    let mut params = ListParams::default().limit(500);
+    loop {
+        let page = runtimes
+            .list(&params)
+            .await
+            .map_err(|e| target.fail(Request::new("list", RUNTIMES), e))?;
+        listed.extend(page.items);
+        match page.metadata.continue_ {
+            Some(token) if !token.is_empty() => params = params.continue_token(&token),
+            _ => break,
+        }
+    }
+    if dry_run {
+        report.rewritten = listed.len();
+        return Ok(report);
+    }
+
+    let total = listed.len();
+    let mut last_progress = Instant::now();
+    for (done, object) in listed.into_iter().enumerate() {
+        if last_progress.elapsed() >= Duration::from_secs(2) {
+            progress(done, total);
+            last_progress = Instant::now();
+        }
+        let namespace = object.namespace().unwrap_or_default();
+        let name = object.name_any();
+        let api: Api<DynamicObject> = Api::namespaced_with(
+            target.client.clone(),
+            &namespace,
+            &ApiResource::erase::<TrussiumRuntime>(&()),
+        );
+        match api.replace(&name, &PostParams::default(), &object).await {
+            Ok(_) => report.rewritten += 1,
+            // Written by someone else since the list (stored in the storage
+            // version by that write), or deleted: nothing left to do for it.
+            Err(kube::Error::Api(status)) if status.code == 409 || status.code == 404 => {
+                report.changed_meanwhile += 1
+            }
+            Err(e) => {
+                let update = Request::new("update", RUNTIMES)
+                    .namespace(Some(&namespace))
+                    .name(&name);
+                return Err(target.fail(update, e));
+            }
+        }
+    }
+
+    // Guarded by the CRD's resourceVersion: a CRD changed meanwhile (another
+    // storage version applied) is read again and planned again.
+    let mut crd = crd;
+    loop {
+        let patch = json!({
+            "metadata": {"resourceVersion": crd.resource_version()},
+            "status": {"storedVersions": [STORAGE_VERSION]},
+        });
+        match crds
+            .patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+        {
+            Ok(_) => return Ok(report),
+            Err(kube::Error::Api(status)) if status.code == 409 => {
+                crd = crds
+                    .get(name)
+                    .await
+                    .map_err(|e| target.fail(get_crd.clone(), e))?;
+                plan(&crd).map_err(Error::Migration)?;
+            }
+            Err(e) => {
+                let patch = Request::new("patch", CRDS).name(name);
+                return Err(target.fail(patch, e));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crd(storage: &str, stored: &[&str]) -> CustomResourceDefinition {
+        let versions: Vec<_> = ["v1beta1", "v1alpha1"]
+            .iter()
+            .map(|name| json!({"name": name, "served": true, "storage": *name == storage}))
+            .collect();
+        serde_json::from_value(json!({
+            "metadata": {"name": "trussiumruntimes.runtime.trussium.io"},
+            "spec": {"group": "runtime.trussium.io", "scope": "Namespaced",
+                     "names": {"plural": "trussiumruntimes", "kind": "TrussiumRuntime"},
+                     "versions": versions},
+            "status": {"storedVersions": stored}
+        }))
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn only_the_storage_version_stored_is_nothing_to_do() {
+        assert_eq!(plan(&crd("v1beta1", &["v1beta1"])), Ok(Plan::Nothing));
+        assert_eq!(plan(&crd("v1beta1", &[])), Ok(Plan::Nothing));
+    }
+
+    #[test]
+    fn an_older_stored_version_means_a_rewrite() {
+        assert_eq!(
+            plan(&crd("v1beta1", &["v1alpha1", "v1beta1"])),
+            Ok(Plan::Rewrite {
+                older: vec!["v1alpha1".to_string()]
+            })
+        );
+    }
+
+    #[test]
+    fn a_crd_that_stores_another_version_is_refused() {
+        assert_eq!(
+            plan(&crd("v1alpha1", &["v1alpha1"])),
+            Err(
+            "the CRD stores v1alpha1, not v1beta1: apply this release's CRD first (`kubectl trussium install`)".to_string())
+        );
+    }
+
+    #[test]
+    fn an_unknown_stored_version_is_refused_and_named() {
+        let refusal = plan(&crd("v1beta1", &["v1beta1", "v2"]));
+        assert!(
+            matches!(&refusal, Err(r) if r.contains("storedVersions lists v2")),
+            "{refusal:?}"
+        );
+    }
+
+    #[test]
+    fn the_summary_says_what_was_done() {
+        assert_eq!(
+            Report::default().summary(false),
+            "nothing to migrate: every runtime is stored as v1beta1 (storedVersions: v1beta1)"
+        );
+        let report = Report {
+            older: vec!["v1alpha1".into()],
+            rewritten: 3,
+            changed_meanwhile: 1,
+        };
+        assert_eq!(
+            report.summary(false),
+            "rewrote 3 runtimes stored before v1beta1 (storedVersions listed v1alpha1), and set storedVersions to v1beta1; 1 runtime changed or deleted meanwhile needed no rewrite"
+        );
+        assert!(report.summary(true).starts_with("would rewrite 3 runtimes"));
+    }
+}
