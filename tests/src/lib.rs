@@ -20,6 +20,7 @@ mod deployed;
 mod deployment;
 mod endpoints;
 mod error;
+mod etcd;
 mod events;
 mod harness;
 mod kubectl;
@@ -54,6 +55,7 @@ pub use deployed::DeployedOperator;
 pub use deployment::deployment_condition;
 pub use endpoints::{ANY_LOOPBACK_PORT, Endpoint, LoggedEndpoints, serving};
 pub use error::{BoxError, Error, TestResult, ensure};
+pub use etcd::stored_api_version;
 pub use events::{
     REPORTING_CONTROLLER, SeenEvent, check_first_rollout_events, describe_events,
     events_by_runtime, pairs,

@@ -10,6 +10,7 @@
 mod cluster_wide_secrets;
 mod container;
 mod install;
+mod migration;
 
 /// Serializes the tests of this binary: one cluster-wide operator at a time.
 pub async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {

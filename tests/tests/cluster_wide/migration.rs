@@ -1,0 +1,209 @@
+//! `kubectl trussium migrate`: runtimes stored as `v1alpha1` (under a CRD
+//! that stored that version, as releases before `v1beta1` did) are rewritten
+//! in `v1beta1`, the CRD's storedVersions trimmed, and then a CRD without
+//! `v1alpha1` is accepted with every runtime still readable. Before the
+//! migration the API server refuses that CRD: the upgrade failure the
+//! migration exists for.
+//!
+//! Cluster-wide (the CRD's storage version): one test at a time in this
+//! binary.
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{ApiResource, DynamicObject, Patch, PatchParams, PostParams};
+use kube::{Api, Client, ResourceExt};
+use serde_json::{Value, json};
+use trussium_api::TrussiumRuntime;
+use trussium_e2e::{
+    BoxError, TestNamespace, TestResult, ensure_exit, install_crd, minimal, plugin,
+    require_cluster, stored_api_version, wait_for,
+};
+
+use super::one_at_a_time;
+
+const CRD: &str = "trussiumruntimes.runtime.trussium.io";
+const RUNTIMES: [&str; 3] = ["one", "two", "three"];
+const ALPHA: &str = "runtime.trussium.io/v1alpha1";
+const BETA: &str = "runtime.trussium.io/v1beta1";
+
+fn resource(version: &str) -> ApiResource {
+    let mut resource = ApiResource::erase::<TrussiumRuntime>(&());
+    resource.version = version.to_string();
+    resource.api_version = format!("{}/{version}", resource.group);
+    resource
+}
+
+/// This release's CRD with its versions changed by `edit`.
+fn crd_with(edit: impl Fn(&mut CustomResourceDefinition)) -> CustomResourceDefinition {
+    let mut crd = trussium_api::crd::crd();
+    edit(&mut crd);
+    crd
+}
+
+/// The CRD as a release before v1beta1 stored it: v1alpha1 is the storage
+/// version (v1beta1 stays served: the cluster's storedVersions lists it
+/// already, so it may not be dropped).
+fn storing_v1alpha1() -> CustomResourceDefinition {
+    crd_with(|crd| {
+        for version in &mut crd.spec.versions {
+            version.storage = version.name == "v1alpha1";
+            version.deprecated = None;
+            version.deprecation_warning = None;
+        }
+    })
+}
+
+/// This release's CRD without v1alpha1: what a later release will apply.
+fn without_v1alpha1() -> CustomResourceDefinition {
+    crd_with(|crd| crd.spec.versions.retain(|v| v.name != "v1alpha1"))
+}
+
+async fn apply(client: &Client, crd: &CustomResourceDefinition) -> Result<(), kube::Error> {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    crds.patch(
+        CRD,
+        &PatchParams::apply("trussium-e2e").force(),
+        &Patch::Apply(crd),
+    )
+    .await
+    .map(|_| ())
+}
+
+async fn stored_versions(client: &Client) -> Result<Vec<String>, BoxError> {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    Ok(crds
+        .get(CRD)
+        .await?
+        .status
+        .and_then(|s| s.stored_versions)
+        .unwrap_or_default())
+}
+
+/// resourceVersion, generation, spec and status of each runtime.
+async fn snapshot(api: &Api<DynamicObject>) -> Result<Vec<(String, Option<i64>, Value)>, BoxError> {
+    let mut seen = Vec::new();
+    for name in RUNTIMES {
+        let object = api.get(name).await?;
+        let content = json!({"spec": object.data["spec"], "status": object.data["status"]});
+        seen.push((
+            object.resource_version().unwrap_or_default(),
+            object.metadata.generation,
+            content,
+        ));
+    }
+    Ok(seen)
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn migrate_rewrites_v1alpha1_runtimes_so_that_a_crd_without_it_is_accepted() -> TestResult {
+    let _one = one_at_a_time().await;
+    require_cluster();
+    let ns = TestNamespace::create("migrate").await?;
+    let client = ns.client.clone();
+    install_crd(&client).await?;
+
+    // Runtimes stored as v1alpha1 (etcd says so), with a status. The API
+    // server switches its storage a moment after the CRD changes: a probe
+    // tells when.
+    apply(&client, &storing_v1alpha1()).await?;
+    let alpha: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), &ns.name, &resource("v1alpha1"));
+    let object = |name: &str| -> Result<DynamicObject, BoxError> {
+        let mut manifest = minimal(name, json!({}))?;
+        manifest["apiVersion"] = json!("runtime.trussium.io/v1alpha1");
+        Ok(serde_json::from_value(manifest)?)
+    };
+    let probe = object("probe")?;
+    wait_for(
+        "the API server to store runtimes as v1alpha1",
+        std::time::Duration::from_secs(30),
+        async || {
+            let _ = alpha.create(&PostParams::default(), &probe).await;
+            let stored = stored_api_version(&ns.name, "probe").await?;
+            let _ = alpha.delete("probe", &Default::default()).await;
+            Ok((stored.as_deref() == Some(ALPHA)).then_some(()))
+        },
+    )
+    .await?;
+    for name in RUNTIMES {
+        alpha.create(&PostParams::default(), &object(name)?).await?;
+        let status = json!({"status": {"observedGeneration": 1, "readyReplicas": 0}});
+        alpha
+            .patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
+            .await?;
+        assert_eq!(
+            stored_api_version(&ns.name, name).await?.as_deref(),
+            Some(ALPHA)
+        );
+    }
+    install_crd(&client).await?;
+    let before = stored_versions(&client).await?;
+    assert!(before.contains(&"v1alpha1".to_string()), "{before:?}");
+
+    // The failure users hit without a migration.
+    let refused = apply(&client, &without_v1alpha1()).await;
+    let message = match refused {
+        Ok(()) => return Err("a CRD without v1alpha1 was accepted before the migration".into()),
+        Err(e) => e.to_string(),
+    };
+    assert!(message.contains("storedVersions"), "{message}");
+
+    // A dry run writes nothing.
+    let beta: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), &ns.name, &resource("v1beta1"));
+    let untouched = snapshot(&beta).await?;
+    let dry = plugin(&["migrate", "--dry-run"]).await?;
+    ensure_exit(&dry, 0, "migrate --dry-run")?;
+    assert!(dry.stdout.contains("would rewrite"), "{dry}");
+    assert_eq!(snapshot(&beta).await?, untouched);
+    assert_eq!(stored_versions(&client).await?, before);
+
+    // The migration rewrites each runtime once (a new resourceVersion),
+    // changes no spec, status or generation, and trims storedVersions.
+    let migrated = plugin(&["migrate"]).await?;
+    ensure_exit(&migrated, 0, "migrate")?;
+    eprintln!("{migrated}");
+    assert!(migrated.stdout.contains("rewrote"), "{migrated}");
+    assert!(
+        migrated.stdout.contains("set storedVersions to v1beta1"),
+        "{migrated}"
+    );
+    let after = snapshot(&beta).await?;
+    for ((rv_before, generation_before, content_before), (rv, generation, content)) in
+        untouched.iter().zip(&after)
+    {
+        assert_ne!(rv_before, rv, "a runtime was not rewritten");
+        assert_eq!(generation_before, generation);
+        assert_eq!(content_before, content);
+    }
+    assert_eq!(stored_versions(&client).await?, ["v1beta1"]);
+    for name in RUNTIMES {
+        assert_eq!(
+            stored_api_version(&ns.name, name).await?.as_deref(),
+            Some(BETA)
+        );
+    }
+
+    // Never twice: nothing left, nothing written.
+    let again = plugin(&["migrate"]).await?;
+    ensure_exit(&again, 0, "migrate again")?;
+    assert!(again.stdout.contains("nothing to migrate"), "{again}");
+    assert_eq!(snapshot(&beta).await?, after);
+
+    // Now a CRD without v1alpha1 is accepted, and every runtime reads.
+    apply(&client, &without_v1alpha1()).await?;
+    let listed = wait_for(
+        "the runtimes to be listed under the CRD without v1alpha1",
+        std::time::Duration::from_secs(30),
+        async || Ok(beta.list(&Default::default()).await.ok()),
+    )
+    .await?;
+    let mut names: Vec<String> = listed.items.iter().map(|o| o.name_any()).collect();
+    names.sort();
+    assert_eq!(names, ["one", "three", "two"]);
+    assert_eq!(snapshot(&beta).await?, after);
+
+    install_crd(&client).await?;
+    ns.delete().await;
+    Ok(())
+}
