@@ -3,7 +3,8 @@
 //! in `v1beta1`, the CRD's storedVersions trimmed, and then a CRD without
 //! `v1alpha1` is accepted with every runtime still readable. Before the
 //! migration the API server refuses that CRD: the upgrade failure the
-//! migration exists for.
+//! migration exists for. A migration killed half way leaves every runtime
+//! valid, storedVersions untouched, and the next run finishes it.
 //!
 //! Cluster-wide (the CRD's storage version): one test at a time in this
 //! binary.
@@ -14,8 +15,8 @@ use kube::{Api, Client, ResourceExt};
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{
-    BoxError, TestNamespace, TestResult, ensure_exit, install_crd, minimal, plugin,
-    require_cluster, stored_api_version, wait_for,
+    BoxError, TestNamespace, TestResult, ensure_exit, install_crd, kubectl_trussium, minimal,
+    plugin, require_cluster, stored_api_version, wait_for,
 };
 
 use super::one_at_a_time;
@@ -93,6 +94,46 @@ async fn snapshot(api: &Api<DynamicObject>) -> Result<Vec<(String, Option<i64>, 
     Ok(seen)
 }
 
+/// Creates `names` in `namespace` stored as v1alpha1 (etcd says so), each
+/// with a status, under a CRD that stores v1alpha1; then applies this
+/// release's CRD again. The API server switches its storage a moment after
+/// the CRD changes: a probe tells when.
+async fn store_as_v1alpha1(client: &Client, namespace: &str, names: &[&str]) -> TestResult {
+    apply(client, &storing_v1alpha1()).await?;
+    let alpha: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), namespace, &resource("v1alpha1"));
+    let object = |name: &str| -> Result<DynamicObject, BoxError> {
+        let mut manifest = minimal(name, json!({}))?;
+        manifest["apiVersion"] = json!(ALPHA);
+        Ok(serde_json::from_value(manifest)?)
+    };
+    let probe = object("probe")?;
+    wait_for(
+        "the API server to store runtimes as v1alpha1",
+        std::time::Duration::from_secs(30),
+        async || {
+            let _ = alpha.create(&PostParams::default(), &probe).await;
+            let stored = stored_api_version(namespace, "probe").await?;
+            let _ = alpha.delete("probe", &Default::default()).await;
+            Ok((stored.as_deref() == Some(ALPHA)).then_some(()))
+        },
+    )
+    .await?;
+    for name in names {
+        alpha.create(&PostParams::default(), &object(name)?).await?;
+        let status = json!({"status": {"observedGeneration": 1, "readyReplicas": 0}});
+        alpha
+            .patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
+            .await?;
+        assert_eq!(
+            stored_api_version(namespace, name).await?.as_deref(),
+            Some(ALPHA)
+        );
+    }
+    install_crd(client).await?;
+    Ok(())
+}
+
 #[tokio::test]
 #[ignore = "needs the local cluster (make test)"]
 async fn migrate_rewrites_v1alpha1_runtimes_so_that_a_crd_without_it_is_accepted() -> TestResult {
@@ -102,40 +143,7 @@ async fn migrate_rewrites_v1alpha1_runtimes_so_that_a_crd_without_it_is_accepted
     let client = ns.client.clone();
     install_crd(&client).await?;
 
-    // Runtimes stored as v1alpha1 (etcd says so), with a status. The API
-    // server switches its storage a moment after the CRD changes: a probe
-    // tells when.
-    apply(&client, &storing_v1alpha1()).await?;
-    let alpha: Api<DynamicObject> =
-        Api::namespaced_with(client.clone(), &ns.name, &resource("v1alpha1"));
-    let object = |name: &str| -> Result<DynamicObject, BoxError> {
-        let mut manifest = minimal(name, json!({}))?;
-        manifest["apiVersion"] = json!("runtime.trussium.io/v1alpha1");
-        Ok(serde_json::from_value(manifest)?)
-    };
-    let probe = object("probe")?;
-    wait_for(
-        "the API server to store runtimes as v1alpha1",
-        std::time::Duration::from_secs(30),
-        async || {
-            let _ = alpha.create(&PostParams::default(), &probe).await;
-            let stored = stored_api_version(&ns.name, "probe").await?;
-            let _ = alpha.delete("probe", &Default::default()).await;
-            Ok((stored.as_deref() == Some(ALPHA)).then_some(()))
-        },
-    )
-    .await?;
-    for name in RUNTIMES {
-        alpha.create(&PostParams::default(), &object(name)?).await?;
-        let status = json!({"status": {"observedGeneration": 1, "readyReplicas": 0}});
-        alpha
-            .patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
-            .await?;
-        assert_eq!(
-            stored_api_version(&ns.name, name).await?.as_deref(),
-            Some(ALPHA)
-        );
-    }
+    store_as_v1alpha1(&client, &ns.name, &RUNTIMES).await?;
     install_crd(&client).await?;
     let before = stored_versions(&client).await?;
     assert!(before.contains(&"v1alpha1".to_string()), "{before:?}");
@@ -204,6 +212,81 @@ async fn migrate_rewrites_v1alpha1_runtimes_so_that_a_crd_without_it_is_accepted
     assert_eq!(snapshot(&beta).await?, after);
 
     install_crd(&client).await?;
+    ns.delete().await;
+    Ok(())
+}
+
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn a_migration_killed_half_way_leaves_every_runtime_valid_and_the_next_run_finishes_it()
+-> TestResult {
+    let _one = one_at_a_time().await;
+    require_cluster();
+    let ns = TestNamespace::create("migrate-killed").await?;
+    let client = ns.client.clone();
+    install_crd(&client).await?;
+    // Enough runtimes that the run is still going when the first is done.
+    let names: Vec<String> = (0..300).map(|i| format!("rt-{i:03}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    store_as_v1alpha1(&client, &ns.name, &names).await?;
+    let before = stored_versions(&client).await?;
+    assert!(before.contains(&"v1alpha1".to_string()), "{before:?}");
+
+    // Killed (SIGKILL) once it has rewritten the first of them.
+    let mut run = kubectl_trussium(&["migrate"])?
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    let first = names[0];
+    wait_for(
+        "migrate to rewrite the first runtime",
+        std::time::Duration::from_secs(60),
+        async || {
+            Ok((stored_api_version(&ns.name, first).await?.as_deref() == Some(BETA)).then_some(()))
+        },
+    )
+    .await?;
+    run.kill().await?;
+    let mut left = 0;
+    for name in &names {
+        if stored_api_version(&ns.name, name).await?.as_deref() == Some(ALPHA) {
+            left += 1;
+        }
+    }
+    eprintln!(
+        "killed with {left} of {} runtimes still stored as v1alpha1",
+        names.len()
+    );
+    assert!(
+        left > 0,
+        "migrate finished before it was killed: nothing was interrupted"
+    );
+    // Nothing trimmed, every runtime valid and readable as it was.
+    assert_eq!(stored_versions(&client).await?, before);
+    let beta: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), &ns.name, &resource("v1beta1"));
+    let listed = beta.list(&Default::default()).await?;
+    assert_eq!(listed.items.len(), names.len());
+    for object in &listed.items {
+        assert_eq!(object.metadata.generation, Some(1), "{}", object.name_any());
+        assert_eq!(object.data["status"]["observedGeneration"], 1);
+    }
+
+    // The next run finishes it.
+    let finished = plugin(&["migrate"]).await?;
+    ensure_exit(&finished, 0, "migrate after the kill")?;
+    assert!(
+        finished.stdout.contains("set storedVersions to v1beta1"),
+        "{finished}"
+    );
+    assert_eq!(stored_versions(&client).await?, ["v1beta1"]);
+    for name in &names {
+        assert_eq!(
+            stored_api_version(&ns.name, name).await?.as_deref(),
+            Some(BETA),
+            "{name}"
+        );
+    }
     ns.delete().await;
     Ok(())
 }
