@@ -92,9 +92,14 @@ test-repeat: ## make test N times in a row (N=5) on fresh clusters; stops at the
 	done
 
 .PHONY: bench
-bench: ## Both benchmarks, the operator's at 100, 1000 and 3000 runtimes (BENCH_RUNTIMES=...), against the running local cluster
+bench: ## The benchmarks: plugin, storage migration at 1000, the operator's at 100, 1000 and 3000 runtimes (BENCH_RUNTIMES=...), against the running local cluster
 	$(MAKE) bench-plugin
+	$(MAKE) bench-migrate
 	$(MAKE) bench-operator BENCH_RUNTIMES="$(or $(BENCH_RUNTIMES),100 1000 3000)"
+
+.PHONY: bench-migrate
+bench-migrate: ## kubectl trussium migrate of 1000 runtimes stored as v1alpha1 (BENCH_MIGRATE_RUNTIMES=...): writes, seconds, peak RSS
+	scripts/bench-migrate.sh
 
 .PHONY: bench-plugin
 bench-plugin: ## kubectl trussium status vs kubectl get, for 1 and 1000 runtimes
