@@ -63,15 +63,24 @@ YAML
 done
 kubectl apply --server-side -f "$manifests" >/dev/null
 kubectl apply --server-side --force-conflicts -f crds/ >/dev/null
+sleep 2 # and back (migrate waits for it too)
 echo "storedVersions: $(kubectl get crd "$crd" -o jsonpath='{.status.storedVersions}')" >&2
+# migrate rewrites every runtime of the cluster (bench-plugin leaves some).
+count=$(kubectl get trussiumruntimes -A --no-headers | wc -l)
 
 # run <label>: one migrate, its writes of runtimes and CRDs (audit log; the
 # control plane's own Lease renewals are not counted) and time.
 run() {
-  local label=$1 before after writes rss start seconds
+  local label=$1 before after writes rss start seconds log
   before=$(wc -l <"$audit")
   start=$(date +%s.%N)
-  rss=$( { /usr/bin/time -f '%M' "$plugin" migrate >/dev/null; } 2>&1 | tail -n 1)
+  log=$(mktemp)
+  if ! /usr/bin/time -o "$log" -f '%M' "$plugin" migrate >/dev/null; then
+    echo "bench-migrate: migrate failed" >&2
+    exit 1
+  fi
+  rss=$(tail -n 1 "$log")
+  rm -f "$log"
   seconds=$(echo "$(date +%s.%N) - $start" | bc)
   sleep 1
   after=$(wc -l <"$audit")

@@ -190,10 +190,11 @@ Rewrites every TrussiumRuntime in all namespaces once, as stored (guarded by
 its resourceVersion: a runtime changed meanwhile is left to that change; no
 spec, status or generation changes, no Event), then sets the CRD's
 status.storedVersions to v1beta1, so that a later CRD may stop serving
-v1alpha1. Needs list and update on trussiumruntimes in all namespaces and
-patch on customresourcedefinitions/status: your rights, not the operator's.
-Safe to interrupt and run again; with nothing to migrate it writes nothing.
-`install` runs it when it upgrades a CRD; run it yourself after upgrading
+v1alpha1. Needs get on customresourcedefinitions, list and update on
+trussiumruntimes in all namespaces and patch on
+customresourcedefinitions/status: your rights, not the operator's. Safe to
+interrupt and run again; with nothing to migrate it writes nothing.
+`install` runs it after applying the CRD; run it yourself after upgrading
 the CRD with Helm or kustomize.
 
 Examples:

@@ -3,7 +3,7 @@
 //! later CRD may stop serving the older versions (the API server refuses a
 //! CRD that drops a version `storedVersions` still lists).
 //!
-//! Run by `migrate` and by `install` when it upgrades a CRD, with the user's
+//! Run by `migrate` and by `install` after it applies the CRD, with the user's
 //! own rights (the operator has no CRD permission, and gets none for this).
 //! Idempotent and resumable: an interrupted run leaves every object valid
 //! (each rewrite is the object as read), and the next run rewrites again
@@ -127,6 +127,8 @@ pub async fn run(
         Plan::Rewrite { older } => older,
     };
 
+    wait_for_storage(target).await?;
+    let planned_generation = crd.metadata.generation;
     let runtimes: Api<DynamicObject> = Api::all_with(
         target.client.clone(),
         &ApiResource::erase::<TrussiumRuntime>(&()),
@@ -170,8 +172,13 @@ pub async fn run(
         match api.replace(&name, &PostParams::default(), &object).await {
             Ok(_) => report.rewritten += 1,
             // Written by someone else since the list (stored in the storage
-            // version by that write), or deleted: nothing left to do for it.
-            Err(kube::Error::Api(status)) if status.code == 409 || status.code == 404 => {
+            // version by that write), or deleted (a 404 that names it; a bare
+            // one means the version is not served): nothing left to do.
+            Err(kube::Error::Api(status))
+                if status.code == 409
+                    || (status.code == 404
+                        && status.details.as_ref().is_some_and(|d| !d.name.is_empty())) =>
+            {
                 report.changed_meanwhile += 1
             }
             Err(e) => {
@@ -202,11 +209,59 @@ pub async fn run(
                     .await
                     .map_err(|e| target.fail(get_crd.clone(), e))?;
                 plan(&crd).map_err(Error::Migration)?;
+                // A changed spec (a storage version applied and reverted, say)
+                // may have stored runtimes in another version meanwhile.
+                if crd.metadata.generation != planned_generation {
+                    return Err(Error::Migration(
+                        "the CRD changed while migrating, storedVersions left as it was: run migrate again"
+                            .to_string(),
+                    ));
+                }
             }
             Err(e) => {
                 let patch = Request::new("patch", CRDS).name(name);
                 return Err(target.fail(patch, e));
             }
+        }
+    }
+}
+
+/// What discovery shows as the storage version hash of a resource stored
+/// as `group/version/kind` (the API server's `StorageVersionHash`).
+pub fn storage_version_hash(group: &str, version: &str, kind: &str) -> String {
+    use base64::Engine;
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("{group}/{version}/{kind}").as_bytes());
+    base64::engine::general_purpose::STANDARD.encode(&digest[..8])
+}
+
+/// Waits (up to 30 s) until discovery says the API server stores runtimes
+/// in [`STORAGE_VERSION`]: it switches a moment after the CRD changes, and a
+/// rewrite before that would store the old version again.
+async fn wait_for_storage(target: &Target) -> Result<()> {
+    let want = storage_version_hash("runtime.trussium.io", STORAGE_VERSION, "TrussiumRuntime");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let resources = target
+            .client
+            .list_api_group_resources(&format!("runtime.trussium.io/{STORAGE_VERSION}"))
+            .await
+            .map_err(|e| target.fail(Request::new("list", RUNTIMES), e))?;
+        let hash = resources
+            .resources
+            .iter()
+            .find(|r| r.name == "trussiumruntimes")
+            .and_then(|r| r.storage_version_hash.clone());
+        match hash {
+            Some(hash) if hash == want => return Ok(()),
+            // An API server that does not publish the hash: nothing to wait for.
+            None => return Ok(()),
+            Some(_) if Instant::now() >= deadline => {
+                return Err(Error::Migration(format!(
+                    "the API server does not store runtimes as {STORAGE_VERSION} yet (discovery's storage version hash): run migrate again in a minute"
+                )));
+            }
+            Some(_) => tokio::time::sleep(Duration::from_millis(200)).await,
         }
     }
 }
@@ -228,6 +283,20 @@ mod tests {
             "status": {"storedVersions": stored}
         }))
         .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn the_storage_version_hash_is_the_api_servers() {
+        // kube-apiserver's discovery for apps/v1 Deployment.
+        assert_eq!(
+            storage_version_hash("apps", "v1", "Deployment"),
+            "8aSe+NMegvE="
+        );
+        // Read from a 1.36.4 API server serving this release's CRD.
+        assert_eq!(
+            storage_version_hash("runtime.trussium.io", "v1beta1", "TrussiumRuntime"),
+            "pQiS7qUmoOs="
+        );
     }
 
     #[test]

@@ -301,7 +301,9 @@ fn judge_crd(crd: Option<&CustomResourceDefinition>, plugin: &str) -> Outcome {
                     "the CRD's storedVersions still lists {} beside {STORAGE_VERSION}: runtimes may be stored in it, and a CRD without it would be refused",
                     older.join(", ")
                 ),
-                "rewrite them in v1beta1 (safe to run at any time): `kubectl trussium migrate`",
+                format!(
+                    "rewrite them in {STORAGE_VERSION} (safe to run at any time): `kubectl trussium migrate`"
+                ),
             );
         }
         // A CRD that stores another version is the version check's to name.

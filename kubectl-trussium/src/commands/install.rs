@@ -11,7 +11,7 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{ListParams, Patch, PatchParams};
+use kube::api::{ApiResource, DynamicObject, ListParams, Patch, PatchParams};
 use kube::{Api, CustomResourceExt};
 use serde_json::Value;
 use trussium_api::TrussiumRuntime;
@@ -113,15 +113,25 @@ pub async fn run(flags: &GlobalFlags, args: &InstallArgs, palette: Palette) -> R
 /// The storage migration after the CRD is applied: objects stored in an
 /// older version rewritten, `storedVersions` trimmed (nothing written when
 /// there is nothing to migrate). Said in the CRD's line when it did something.
+/// A migration that fails (your rights may not cover it) does not stop the
+/// install: the runtimes stay valid, and a warning names the command to run.
 async fn migrate(target: &Target) -> Result<String> {
-    let report = crate::migration::run(target, false, |done, total| {
+    let run = crate::migration::run(target, false, |done, total| {
         eprintln!("install: migrating, {done} of {total} runtimes rewritten");
     })
-    .await?;
-    Ok(if report.older.is_empty() {
-        String::new()
-    } else {
-        format!("; {}", report.summary(false))
+    .await;
+    Ok(match run {
+        Ok(report) if report.older.is_empty() => String::new(),
+        Ok(report) => format!("; {}", report.summary(false)),
+        Err(e) => {
+            eprintln!(
+                "warning: the stored runtimes were not migrated: {}\n  \
+                 → they stay valid; run `kubectl trussium migrate` with rights to list and update \
+                 trussiumruntimes in all namespaces and patch customresourcedefinitions/status",
+                crate::terminal::safe(&e.to_string())
+            );
+            String::new()
+        }
     })
 }
 
@@ -201,9 +211,16 @@ async fn prepare(target: &Target, objects: &[Object], settings: &Settings) -> Re
         .await
         .map_err(|e| target.fail(Request::new("get", CRDS).name(crd_name), e))?;
     let mut crd = crd_change(installed.as_ref())?;
-    if let CrdChange::Upgrade { runtimes, .. } = &mut crd {
-        // How many runtimes the in-place upgrade concerns (one page says enough).
-        let all: Api<TrussiumRuntime> = Api::all(target.client.clone());
+    if let (CrdChange::Upgrade { runtimes, .. }, Some(installed)) = (&mut crd, &installed) {
+        // How many runtimes the in-place upgrade concerns (one page says
+        // enough), through the version the installed CRD stores: an older
+        // CRD may not serve this plugin's.
+        let mut resource = ApiResource::erase::<TrussiumRuntime>(&());
+        if let Some(stored) = installed.spec.versions.iter().find(|v| v.storage) {
+            resource.version = stored.name.clone();
+            resource.api_version = format!("{}/{}", resource.group, stored.name);
+        }
+        let all: Api<DynamicObject> = Api::all_with(target.client.clone(), &resource);
         *runtimes = all
             .list_metadata(&ListParams::default().limit(500))
             .await

@@ -131,6 +131,24 @@ async fn store_as_v1alpha1(client: &Client, namespace: &str, names: &[&str]) -> 
         );
     }
     install_crd(client).await?;
+    // And back: a runtime written now is stored as v1beta1.
+    let beta: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), namespace, &resource("v1beta1"));
+    let mut probe = object("probe")?;
+    if let Some(types) = probe.types.as_mut() {
+        types.api_version = BETA.to_string();
+    }
+    wait_for(
+        "the API server to store runtimes as v1beta1 again",
+        std::time::Duration::from_secs(30),
+        async || {
+            let _ = beta.create(&PostParams::default(), &probe).await;
+            let stored = stored_api_version(namespace, "probe").await?;
+            let _ = beta.delete("probe", &Default::default()).await;
+            Ok((stored.as_deref() == Some(BETA)).then_some(()))
+        },
+    )
+    .await?;
     Ok(())
 }
 
