@@ -2,7 +2,8 @@
 //! on the verdict.
 //!
 //! - A refusal the API server will repeat for the same object is permanent:
-//!   an invalid object (422) or a bad request (400), a body too large (413),
+//!   an invalid object (422) or a bad request (400), a body too large (413)
+//!   — unless the message says the server failed on its way to the answer —,
 //!   a name someone else's object holds (409 `AlreadyExists`: the operator
 //!   never takes it over), and the 500 an apply gets for a body that does
 //!   not decode (a resource quantity that does not parse). The runtime
@@ -75,7 +76,7 @@ pub fn classify(err: &kube::Error) -> Failure {
     };
     let conflict = status.code == 409 && status.reason == "AlreadyExists";
     let permanent = match status.code {
-        400 | 413 | 422 => true,
+        400 | 413 | 422 => !failed_inside_the_server(&status.message),
         409 => conflict,
         500 => undecodable(&status.message),
         // A webhook or policy may refuse with its own code and say why.
@@ -120,6 +121,22 @@ fn undecodable(message: &str) -> bool {
         "unable to convert unstructured object to",
         "quantities must match the regular expression",
         "unable to parse quantity",
+    ];
+    SAID.iter().any(|said| message.contains(said))
+}
+
+/// Whether a refusal's `message` says the API server failed on its way to
+/// an answer rather than judged the object: a Service create during an API
+/// server's shutdown is refused 422 "failed to allocate IP: Post
+/// …/ipaddresses: dial tcp …: connection refused" (its loopback call to
+/// itself), and the same object passes a moment later.
+fn failed_inside_the_server(message: &str) -> bool {
+    const SAID: [&str; 5] = [
+        "failed to allocate",
+        "connection refused",
+        "dial tcp",
+        "i/o timeout",
+        "context deadline exceeded",
     ];
     SAID.iter().any(|said| message.contains(said))
 }
@@ -254,7 +271,7 @@ mod tests {
             reason: String::new(),
             conflict: false,
         };
-        let table: [(kube::Error, Failure); 19] = [
+        let table: [(kube::Error, Failure); 20] = [
             (api(500, "InternalError", QUANTITY_SEEN), permanent(None)),
             (unanswered, Failure::Transient),
             (
@@ -300,6 +317,16 @@ mod tests {
                 Failure::Transient,
             ),
             (api(502, "", "bad gateway"), Failure::Transient),
+            // The API server's own call to itself failed (seen during its
+            // shutdown): the same Service passes a moment later.
+            (
+                api(
+                    422,
+                    "Invalid",
+                    "Service \"rt-13\" is invalid: spec.clusterIPs: Invalid value: [\"\"]: failed to allocate IP: Post \"https://127.0.0.1:26443/apis/networking.k8s.io/v1/ipaddresses\": dial tcp 127.0.0.1:26443: connect: connection refused",
+                ),
+                Failure::Transient,
+            ),
             (
                 api(503, "ServiceUnavailable", "unavailable"),
                 Failure::Transient,
