@@ -27,6 +27,16 @@ pub const STORAGE_VERSION: &str = "v1beta1";
 /// only rewrites `apiVersion` and nothing is lost either way).
 pub const DEPRECATED_VERSIONS: &[&str] = &["v1alpha1"];
 
+/// The TrussiumRuntime resource at `version` (one the CRD serves), for a
+/// dynamic `Api`: reading or writing through a version other than the one
+/// the types speak.
+pub fn api_resource(version: &str) -> kube::core::ApiResource {
+    let mut resource = kube::core::ApiResource::erase::<TrussiumRuntime>(&());
+    resource.api_version = format!("{}/{version}", resource.group);
+    resource.version = version.to_string();
+    resource
+}
+
 /// What kubectl prints on every use of a deprecated version.
 pub fn deprecation_warning(version: &str) -> String {
     format!(
@@ -166,6 +176,21 @@ mod tests {
         assert_eq!(
             TrussiumRuntime::api_version(&()),
             "runtime.trussium.io/v1beta1"
+        );
+    }
+
+    #[test]
+    fn a_resource_at_another_version_keeps_group_kind_and_plural() {
+        let alpha = api_resource("v1alpha1");
+        assert_eq!(alpha.api_version, "runtime.trussium.io/v1alpha1");
+        assert_eq!(alpha.version, "v1alpha1");
+        assert_eq!(
+            (
+                alpha.group.as_str(),
+                alpha.kind.as_str(),
+                alpha.plural.as_str()
+            ),
+            ("runtime.trussium.io", "TrussiumRuntime", "trussiumruntimes")
         );
     }
 

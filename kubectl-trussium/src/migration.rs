@@ -13,11 +13,11 @@
 use std::time::{Duration, Instant};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{ApiResource, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, CustomResourceExt, ResourceExt};
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
-use trussium_api::crd::{DEPRECATED_VERSIONS, STORAGE_VERSION};
+use trussium_api::crd::{DEPRECATED_VERSIONS, STORAGE_VERSION, api_resource};
 
 use crate::client::Target;
 use crate::error::{CRDS, Error, RUNTIMES, Request, Result};
@@ -129,10 +129,8 @@ pub async fn run(
 
     wait_for_storage(target).await?;
     let planned_generation = crd.metadata.generation;
-    let runtimes: Api<DynamicObject> = Api::all_with(
-        target.client.clone(),
-        &ApiResource::erase::<TrussiumRuntime>(&()),
-    );
+    let resource = api_resource(STORAGE_VERSION);
+    let runtimes: Api<DynamicObject> = Api::all_with(target.client.clone(), &resource);
     let mut report = Report {
         older,
         ..Report::default()
@@ -164,11 +162,8 @@ pub async fn run(
         }
         let namespace = object.namespace().unwrap_or_default();
         let name = object.name_any();
-        let api: Api<DynamicObject> = Api::namespaced_with(
-            target.client.clone(),
-            &namespace,
-            &ApiResource::erase::<TrussiumRuntime>(&()),
-        );
+        let api: Api<DynamicObject> =
+            Api::namespaced_with(target.client.clone(), &namespace, &resource);
         match api.replace(&name, &PostParams::default(), &object).await {
             Ok(_) => report.rewritten += 1,
             // Written by someone else since the list (stored in the storage

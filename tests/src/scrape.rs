@@ -47,6 +47,19 @@ pub async fn http_request(
     tokio::task::spawn_blocking(move || blocking_request(address, &request)).await?
 }
 
+/// POST `body` (JSON) to `path` on `address`, as [`http_request`] does a GET.
+pub async fn http_post_json(
+    address: SocketAddr,
+    path: &str,
+    body: &str,
+) -> Result<HttpResponse, BoxError> {
+    let request = format!(
+        "POST {path} HTTP/1.0\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    tokio::task::spawn_blocking(move || blocking_request(address, &request)).await?
+}
+
 fn blocking_request(address: SocketAddr, request: &str) -> Result<HttpResponse, BoxError> {
     use std::io::{Read, Write};
     let timeout = Duration::from_secs(10);

@@ -11,11 +11,11 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{ApiResource, DynamicObject, ListParams, Patch, PatchParams};
+use kube::api::{DynamicObject, ListParams, Patch, PatchParams};
 use kube::{Api, CustomResourceExt};
 use serde_json::Value;
 use trussium_api::TrussiumRuntime;
-use trussium_api::crd::{is_established, version_of};
+use trussium_api::crd::{STORAGE_VERSION, api_resource, is_established, version_of};
 
 use crate::access;
 use crate::cli::{DryRun, GlobalFlags, InstallArgs};
@@ -215,11 +215,8 @@ async fn prepare(target: &Target, objects: &[Object], settings: &Settings) -> Re
         // How many runtimes the in-place upgrade concerns (one page says
         // enough), through the version the installed CRD stores: an older
         // CRD may not serve this plugin's.
-        let mut resource = ApiResource::erase::<TrussiumRuntime>(&());
-        if let Some(stored) = installed.spec.versions.iter().find(|v| v.storage) {
-            resource.version = stored.name.clone();
-            resource.api_version = format!("{}/{}", resource.group, stored.name);
-        }
+        let stored = installed.spec.versions.iter().find(|v| v.storage);
+        let resource = api_resource(stored.map_or(STORAGE_VERSION, |v| v.name.as_str()));
         let all: Api<DynamicObject> = Api::all_with(target.client.clone(), &resource);
         *runtimes = all
             .list_metadata(&ListParams::default().limit(500))

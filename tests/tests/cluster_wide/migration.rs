@@ -10,10 +10,10 @@
 //! binary.
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{ApiResource, DynamicObject, Patch, PatchParams, PostParams};
+use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use kube::{Api, Client, ResourceExt};
 use serde_json::{Value, json};
-use trussium_api::TrussiumRuntime;
+use trussium_api::crd::api_resource;
 use trussium_e2e::{
     BoxError, TestNamespace, TestResult, ensure_exit, install_crd, kubectl_trussium, minimal,
     plugin, require_cluster, stored_api_version, wait_for,
@@ -26,11 +26,37 @@ const RUNTIMES: [&str; 3] = ["one", "two", "three"];
 const ALPHA: &str = "runtime.trussium.io/v1alpha1";
 const BETA: &str = "runtime.trussium.io/v1beta1";
 
-fn resource(version: &str) -> ApiResource {
-    let mut resource = ApiResource::erase::<TrussiumRuntime>(&());
-    resource.version = version.to_string();
-    resource.api_version = format!("{}/{version}", resource.group);
-    resource
+/// The runtimes of `namespace` through `version` ("v1alpha1", "v1beta1").
+fn runtimes_at(client: &Client, namespace: &str, version: &str) -> Api<DynamicObject> {
+    Api::namespaced_with(client.clone(), namespace, &api_resource(version))
+}
+
+/// A minimal runtime `name` written as `api_version`.
+fn runtime_as(name: &str, api_version: &str) -> Result<DynamicObject, BoxError> {
+    let mut manifest = minimal(name, json!({}))?;
+    manifest["apiVersion"] = json!(api_version);
+    Ok(serde_json::from_value(manifest)?)
+}
+
+/// Waits until a runtime written now through `version` is stored as it
+/// (etcd says so): the API server switches its storage a moment after the
+/// CRD changes.
+async fn wait_until_stored_as(client: &Client, namespace: &str, version: &str) -> TestResult {
+    let api = runtimes_at(client, namespace, version);
+    let api_version = api_resource(version).api_version;
+    let probe = runtime_as("probe", &api_version)?;
+    wait_for(
+        &format!("the API server to store runtimes as {version}"),
+        std::time::Duration::from_secs(30),
+        async || {
+            let _ = api.create(&PostParams::default(), &probe).await;
+            let stored = stored_api_version(namespace, "probe").await?;
+            let _ = api.delete("probe", &Default::default()).await;
+            Ok((stored.as_deref() == Some(api_version.as_str())).then_some(()))
+        },
+    )
+    .await?;
+    Ok(())
 }
 
 /// This release's CRD with its versions changed by `edit`.
@@ -96,31 +122,15 @@ async fn snapshot(api: &Api<DynamicObject>) -> Result<Vec<(String, Option<i64>, 
 
 /// Creates `names` in `namespace` stored as v1alpha1 (etcd says so), each
 /// with a status, under a CRD that stores v1alpha1; then applies this
-/// release's CRD again. The API server switches its storage a moment after
-/// the CRD changes: a probe tells when.
+/// release's CRD again, and waits until runtimes are stored as v1beta1.
 async fn store_as_v1alpha1(client: &Client, namespace: &str, names: &[&str]) -> TestResult {
     apply(client, &storing_v1alpha1()).await?;
-    let alpha: Api<DynamicObject> =
-        Api::namespaced_with(client.clone(), namespace, &resource("v1alpha1"));
-    let object = |name: &str| -> Result<DynamicObject, BoxError> {
-        let mut manifest = minimal(name, json!({}))?;
-        manifest["apiVersion"] = json!(ALPHA);
-        Ok(serde_json::from_value(manifest)?)
-    };
-    let probe = object("probe")?;
-    wait_for(
-        "the API server to store runtimes as v1alpha1",
-        std::time::Duration::from_secs(30),
-        async || {
-            let _ = alpha.create(&PostParams::default(), &probe).await;
-            let stored = stored_api_version(namespace, "probe").await?;
-            let _ = alpha.delete("probe", &Default::default()).await;
-            Ok((stored.as_deref() == Some(ALPHA)).then_some(()))
-        },
-    )
-    .await?;
+    wait_until_stored_as(client, namespace, "v1alpha1").await?;
+    let alpha = runtimes_at(client, namespace, "v1alpha1");
     for name in names {
-        alpha.create(&PostParams::default(), &object(name)?).await?;
+        alpha
+            .create(&PostParams::default(), &runtime_as(name, ALPHA)?)
+            .await?;
         let status = json!({"status": {"observedGeneration": 1, "readyReplicas": 0}});
         alpha
             .patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
@@ -131,25 +141,7 @@ async fn store_as_v1alpha1(client: &Client, namespace: &str, names: &[&str]) -> 
         );
     }
     install_crd(client).await?;
-    // And back: a runtime written now is stored as v1beta1.
-    let beta: Api<DynamicObject> =
-        Api::namespaced_with(client.clone(), namespace, &resource("v1beta1"));
-    let mut probe = object("probe")?;
-    if let Some(types) = probe.types.as_mut() {
-        types.api_version = BETA.to_string();
-    }
-    wait_for(
-        "the API server to store runtimes as v1beta1 again",
-        std::time::Duration::from_secs(30),
-        async || {
-            let _ = beta.create(&PostParams::default(), &probe).await;
-            let stored = stored_api_version(namespace, "probe").await?;
-            let _ = beta.delete("probe", &Default::default()).await;
-            Ok((stored.as_deref() == Some(BETA)).then_some(()))
-        },
-    )
-    .await?;
-    Ok(())
+    wait_until_stored_as(client, namespace, "v1beta1").await
 }
 
 #[tokio::test]
@@ -175,8 +167,7 @@ async fn migrate_rewrites_v1alpha1_runtimes_so_that_a_crd_without_it_is_accepted
     assert!(message.contains("storedVersions"), "{message}");
 
     // A dry run writes nothing.
-    let beta: Api<DynamicObject> =
-        Api::namespaced_with(client.clone(), &ns.name, &resource("v1beta1"));
+    let beta = runtimes_at(&client, &ns.name, "v1beta1");
     let untouched = snapshot(&beta).await?;
     let dry = plugin(&["migrate", "--dry-run"]).await?;
     ensure_exit(&dry, 0, "migrate --dry-run")?;
@@ -281,8 +272,7 @@ async fn a_migration_killed_half_way_leaves_every_runtime_valid_and_the_next_run
     );
     // Nothing trimmed, every runtime valid and readable as it was.
     assert_eq!(stored_versions(&client).await?, before);
-    let beta: Api<DynamicObject> =
-        Api::namespaced_with(client.clone(), &ns.name, &resource("v1beta1"));
+    let beta = runtimes_at(&client, &ns.name, "v1beta1");
     let listed = beta.list(&Default::default()).await?;
     assert_eq!(listed.items.len(), names.len());
     for object in &listed.items {

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use kube::api::{ApiResource, DynamicObject};
 use kube::{Api, Client, ResourceExt};
 use trussium_api::TrussiumRuntime;
+use trussium_api::crd::api_resource;
 use trussium_e2e::{BoxError, repo_root};
 
 pub const CRD_NAME: &str = "trussiumruntimes.runtime.trussium.io";
@@ -19,23 +20,15 @@ pub fn dynamic_api(client: &Client, namespace: &str) -> Api<DynamicObject> {
     Api::namespaced_with(client.clone(), namespace, &runtime_resource())
 }
 
-/// The deprecated `v1alpha1` of the TrussiumRuntime resource.
-pub fn deprecated_resource() -> ApiResource {
-    let mut resource = runtime_resource();
-    resource.version = "v1alpha1".to_string();
-    resource.api_version = format!("{}/v1alpha1", resource.group);
-    resource
-}
-
 /// The runtimes through the deprecated `v1alpha1`.
 pub fn deprecated_api(client: &Client, namespace: &str) -> Api<DynamicObject> {
-    Api::namespaced_with(client.clone(), namespace, &deprecated_resource())
+    Api::namespaced_with(client.clone(), namespace, &api_resource("v1alpha1"))
 }
 
 /// `object` as a manifest of the deprecated `v1alpha1`.
 pub fn as_deprecated(mut object: DynamicObject) -> DynamicObject {
     if let Some(types) = object.types.as_mut() {
-        types.api_version = deprecated_resource().api_version;
+        types.api_version = api_resource("v1alpha1").api_version;
     }
     object
 }
