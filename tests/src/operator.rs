@@ -216,6 +216,33 @@ impl Operator {
     }
 
     /// The process id, while it runs.
+    /// Freezes the process (SIGSTOP): it reads nothing and sends nothing
+    /// until [`Operator::resume`], while the kernel keeps its connections
+    /// (one the API server closes reads as closed once it runs again).
+    pub fn pause(&self) -> Result<(), Error> {
+        self.signal("STOP")
+    }
+
+    /// Lets a paused process run again (SIGCONT).
+    pub fn resume(&self) -> Result<(), Error> {
+        self.signal("CONT")
+    }
+
+    fn signal(&self, name: &str) -> Result<(), Error> {
+        let pid = self
+            .child
+            .id()
+            .ok_or_else(|| Error::Check("the operator has exited".into()))?;
+        let status = std::process::Command::new("kill")
+            .args([format!("-{name}"), pid.to_string()])
+            .status()
+            .map_err(|e| Error::Check(format!("kill -{name} {pid}: {e}")))?;
+        match status.success() {
+            true => Ok(()),
+            false => Err(Error::Check(format!("kill -{name} {pid}: {status}"))),
+        }
+    }
+
     pub fn pid(&self) -> Option<u32> {
         self.child.id()
     }

@@ -12,13 +12,17 @@
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::ResourceExt;
-use kube::api::ListParams;
+use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kube::{Api, CustomResourceExt};
+use serde_json::json;
 use trussium_api::{TrussiumRuntime, condition_type};
 use trussium_e2e::{
     BoxError, Harness, OLD_TAG, TestResult, all_ready, check_first_rollout_events, condition,
-    deployment_condition, ensure, events_by_runtime, openai_runtime, repo_root, wait_for,
-    with_operator,
+    deployment_condition, ensure, events_by_runtime, install_crd, openai_runtime, repo_root,
+    wait_for, with_operator,
 };
 
 /// One control-plane fault at a time.
@@ -122,6 +126,132 @@ async fn the_operator_rides_out_an_api_server_restart() -> TestResult {
 #[ignore = "needs the local cluster (make test)"]
 async fn the_operator_rides_out_an_etcd_restart() -> TestResult {
     converge_through_restart_of("etcd").await
+}
+
+/// What changed while the operator's watches were down reaches it once
+/// they resume, also where the API server can no longer replay it: a
+/// restarted API server has forgotten its watch history, so every watch
+/// lists afresh. A ConfigMap deleted meanwhile is not in the new list at
+/// all; an edited spec is, and a reconcile it triggered while the list
+/// streamed in read the caches from before the list. Each must be acted
+/// on at once, not at the resync (300 s, beyond the waits here).
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn what_changed_while_the_watches_were_down_is_acted_on_after_they_list_again() -> TestResult
+{
+    let _turn = SERIAL.lock().await;
+    with_operator("cp-relist", &[], async |h| {
+        const EACH: usize = 3;
+        let deleted = |i| format!("cm-gone-{i}");
+        let edited = |i| format!("spec-edited-{i}");
+        for i in 0..EACH {
+            for name in [deleted(i), edited(i)] {
+                h.create_runtime(openai_runtime(&name, OLD_TAG, 1, None))
+                    .await?;
+            }
+        }
+        for i in 0..EACH {
+            h.wait_ready(&deleted(i)).await?;
+            h.wait_ready(&edited(i)).await?;
+        }
+
+        // Frozen, the operator sees none of this as it happens.
+        h.operator.pause()?;
+        let missed = async {
+            for i in 0..EACH {
+                h.api::<ConfigMap>()
+                    .delete(&deleted(i), &DeleteParams::default())
+                    .await?;
+                let two = json!({"spec": {"replicas": 2}});
+                h.runtimes()
+                    .patch(&edited(i), &PatchParams::default(), &Patch::Merge(&two))
+                    .await?;
+            }
+            restart("kube-apiserver", &[]).await
+        }
+        .await;
+        h.operator.resume()?;
+        missed?;
+        let resumed = Instant::now();
+
+        for i in 0..EACH {
+            h.wait_object::<ConfigMap>("the ConfigMap", &deleted(i), Duration::from_secs(60), |_| true)
+                .await?;
+            h.wait_condition(&edited(i), "Ready", "True", None, Duration::from_secs(60))
+                .await?;
+        }
+        eprintln!(
+            "cp-relist: {EACH} deleted ConfigMaps recreated and {EACH} edited specs Ready {:.1}s after the operator resumed",
+            resumed.elapsed().as_secs_f64()
+        );
+        Ok::<(), BoxError>(())
+    })
+    .await
+}
+
+/// A CRD update gives its resource a new watch cache: the runtime watch,
+/// and only it, lists afresh. Specs edited meanwhile are in that list, and
+/// each must be reconciled from it (a reconcile started as the list
+/// streamed in read the cache from before it, and nothing triggered
+/// another until the resync).
+#[tokio::test]
+#[ignore = "needs the local cluster (make test)"]
+async fn specs_edited_while_a_crd_update_relists_runtimes_are_reconciled() -> TestResult {
+    let _turn = SERIAL.lock().await;
+    with_operator("cp-crd-relist", &[], async |h| {
+        const EDITED: usize = 8;
+        let name = |i| format!("rt-{i}");
+        for i in 0..EDITED {
+            h.create_runtime(openai_runtime(&name(i), OLD_TAG, 1, None))
+                .await?;
+        }
+        for i in 0..EDITED {
+            h.wait_ready(&name(i)).await?;
+        }
+        let crds: Api<CustomResourceDefinition> = Api::all(h.ns.client.clone());
+        // Any change of the CRD's spec will do: a description.
+        let mut crd = crds.get(TrussiumRuntime::crd_name()).await?;
+        for version in &mut crd.spec.versions {
+            if let Some(schema) = version.schema.as_mut().and_then(|s| s.open_api_v3_schema.as_mut()) {
+                schema.description = Some("edited by cp-crd-relist".into());
+            }
+        }
+
+        h.operator.pause()?;
+        let missed = async {
+            crds.replace(TrussiumRuntime::crd_name(), &PostParams::default(), &crd)
+                .await?;
+            // The old cache's watches end a moment later; edits made after
+            // that reach the operator only through the new list.
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            for i in 0..EDITED {
+                let two = json!({"spec": {"replicas": 2}});
+                h.runtimes()
+                    .patch(&name(i), &PatchParams::default(), &Patch::Merge(&two))
+                    .await?;
+            }
+            Ok::<(), BoxError>(())
+        }
+        .await;
+        h.operator.resume()?;
+        let resumed = Instant::now();
+        let outcome = async {
+            missed?;
+            for i in 0..EDITED {
+                h.wait_condition(&name(i), "Ready", "True", None, Duration::from_secs(60))
+                    .await?;
+            }
+            eprintln!(
+                "cp-crd-relist: {EDITED} specs edited across a CRD update reconciled and Ready {:.1}s after the operator resumed",
+                resumed.elapsed().as_secs_f64()
+            );
+            Ok::<(), BoxError>(())
+        }
+        .await;
+        install_crd(&h.ns.client).await?;
+        outcome
+    })
+    .await
 }
 
 /// Kubernetes 1.33, the oldest the chart installs on, turns streamed lists

@@ -10,7 +10,8 @@
 //! notices a watch the API server refuses; [`trust`] tells whether a cache
 //! may miss someone else's recent write; [`trim`] decides what a cache
 //! keeps of each object; [`lists`] streams each watch's full lists where
-//! the API server can. Every cache counts towards [`Readiness`] from the
+//! the API server can; [`relist`] tells what a full list changed once the
+//! store holds it. Every cache counts towards [`Readiness`] from the
 //! moment it is made.
 
 mod lists;
@@ -18,6 +19,7 @@ mod overlay;
 mod own;
 mod readable;
 mod refusal;
+mod relist;
 mod trim;
 mod trust;
 mod watches;
@@ -79,8 +81,8 @@ where
             listed.clone(),
             refusal.clone(),
             trust.clone(),
-        )
-        .boxed();
+        );
+        let stream = relist::changes_after_lists(stream, store.clone()).boxed();
         readiness.join(store.clone(), listed.clone());
         let cached = Cached {
             store,
