@@ -124,6 +124,10 @@ phase "cross tools" --cold "about a minute, once per machine" scripts/cross-tool
 export TRUSSIUM_RELEASE_DIST=$TRUSSIUM_ROOT/target/e2e/release-dist
 phase "release bundle" --cold "about 8 minutes, cached per machine" env PROFILE=cross-check DIST_DIR="$TRUSSIUM_RELEASE_DIST" \
   scripts/release.sh
+# The previous release's operator, for the upgrade test (built from its
+# commit once per machine, cached by it).
+use_previous_operator() { TRUSSIUM_PREVIOUS_OPERATOR=$("$TRUSSIUM_ROOT/scripts/previous-operator.sh"); export TRUSSIUM_PREVIOUS_OPERATOR; }
+phase "previous operator" --cold "about 4 minutes, once per machine" use_previous_operator
 # A fresh cluster: stop one left running (make cluster-up) first.
 phase "cluster down (stale)" "$here/cluster/down.sh"
 cluster_started=true

@@ -17,7 +17,9 @@ use super::lock::lock;
 use crate::backoff::{self, Backoff, Verdict};
 use crate::drift::{drifted, needs_apply};
 use crate::ownership::{innermost_list, take_over_list};
-use crate::resources::{FIELD_MANAGER, creation_body, is_owned_by, same_controller};
+use crate::resources::{
+    FIELD_MANAGER, creation_body, is_owned_by, same_controller, with_owner_version_of,
+};
 
 /// What an owned kind needs to be applied from its cache.
 pub trait Owned:
@@ -73,6 +75,10 @@ pub async fn ensure<K: Owned>(
     if !same_controller(desired.meta(), observed.meta()) {
         return Err(not_ours::<K>(&namespace, &name));
     }
+    // An object of an earlier release names an older version of our API in
+    // its owner reference: kept (see `with_owner_version_of`).
+    let kept = with_owner_version_of(desired, observed.as_ref());
+    let desired = kept.as_ref().unwrap_or(desired);
     let Some(path) = needs_apply(desired, observed.as_ref()) else {
         return Ok(observed);
     };

@@ -32,6 +32,13 @@ pub(crate) fn applied_hash<K>(obj: &K) -> Result<String, BuildError>
 where
     K: k8s_openapi::Resource + Resource + Serialize + Clone,
 {
+    unstamped_hash(obj).map_err(|source| BuildError::Hash {
+        kind: K::KIND,
+        source,
+    })
+}
+
+fn unstamped_hash<K: Resource + Serialize + Clone>(obj: &K) -> Result<String, serde_json::Error> {
     let mut unstamped = obj.clone();
     let annotations = &mut unstamped.meta_mut().annotations;
     if let Some(map) = annotations.as_mut() {
@@ -40,11 +47,16 @@ where
             *annotations = None;
         }
     }
-    let bytes = serde_json::to_vec(&unstamped).map_err(|source| BuildError::Hash {
-        kind: K::KIND,
-        source,
-    })?;
-    Ok(short_sha256(&bytes))
+    Ok(short_sha256(&serde_json::to_vec(&unstamped)?))
+}
+
+/// Stamps `obj` again with the applied hash of its content as it is now.
+pub(crate) fn restamp<K: Resource + Serialize + Clone>(
+    obj: &mut K,
+) -> Result<(), serde_json::Error> {
+    let hash = unstamped_hash(obj)?;
+    stamp(obj, hash);
+    Ok(())
 }
 
 /// Sets the applied-hash annotation to `hash`.

@@ -11,6 +11,7 @@ mod cluster_wide_secrets;
 mod container;
 mod install;
 mod migration;
+mod upgrade;
 
 /// Serializes the tests of this binary: one cluster-wide operator at a time.
 pub async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
