@@ -18,12 +18,20 @@ use crate::backoff::{self, Backoff, Verdict};
 use crate::drift::{drifted, needs_apply};
 use crate::ownership::{innermost_list, take_over_list};
 use crate::resources::{
-    FIELD_MANAGER, creation_body, is_owned_by, same_controller, with_owner_version_of,
+    AppliedHash, FIELD_MANAGER, creation_body, is_owned_by, same_controller, with_owner_version_of,
 };
 
 /// What an owned kind needs to be applied from its cache.
 pub trait Owned:
-    Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned + Kept + Send + Sync
+    Resource<DynamicType = ()>
+    + Clone
+    + Debug
+    + Serialize
+    + DeserializeOwned
+    + Kept
+    + AppliedHash
+    + Send
+    + Sync
 {
 }
 impl<K> Owned for K where
@@ -33,6 +41,7 @@ impl<K> Owned for K where
         + Serialize
         + DeserializeOwned
         + Kept
+        + AppliedHash
         + Send
         + Sync
 {

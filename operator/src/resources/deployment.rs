@@ -40,16 +40,35 @@ pub fn deployment(rt: &TrussiumRuntime, ctx: &BuildContext) -> Result<Deployment
     };
 
     let hash = if autoscaling {
-        let mut without_replicas = deployment.clone();
-        if let Some(spec) = without_replicas.spec.as_mut() {
-            spec.replicas = None;
-        }
-        hash::applied_hash(&without_replicas)?
+        hash::applied_hash(&without_replicas(&deployment))?
     } else {
         hash::applied_hash(&deployment)?
     };
     hash::stamp(&mut deployment, hash);
     Ok(deployment)
+}
+
+fn without_replicas(deployment: &Deployment) -> Deployment {
+    let mut without = deployment.clone();
+    if let Some(spec) = without.spec.as_mut() {
+        spec.replicas = None;
+    }
+    without
+}
+
+/// A Deployment's hash leaves `spec.replicas` out while autoscaling (see
+/// [`deployment`]): `like` tells which by its own stamp.
+impl hash::AppliedHash for Deployment {
+    fn restamped_like(mut self, like: &Self) -> Option<Self> {
+        let autoscaling = hash::applied_hash(&without_replicas(like)).ok();
+        if autoscaling.is_some() && autoscaling.as_deref() == hash::stamp_of(like) {
+            let hash = hash::applied_hash(&without_replicas(&self)).ok()?;
+            hash::stamp(&mut self, hash);
+        } else {
+            hash::restamp(&mut self).ok()?;
+        }
+        Some(self)
+    }
 }
 
 /// The replica count to apply.

@@ -59,6 +59,32 @@ pub(crate) fn restamp<K: Resource + Serialize + Clone>(
     Ok(())
 }
 
+/// The applied-hash annotation of `obj`, if stamped.
+pub(crate) fn stamp_of<K: Resource>(obj: &K) -> Option<&str> {
+    obj.meta()
+        .annotations
+        .as_ref()?
+        .get(APPLIED_HASH_ANNOTATION)
+        .map(String::as_str)
+}
+
+/// How an owned kind's applied hash is taken: of its whole content, unless
+/// its builder says otherwise (the Deployment's, in `deployment.rs`).
+pub trait AppliedHash: Resource + Serialize + Clone {
+    /// `self`, an edited copy of `like`, stamped by the rule `like` was.
+    fn restamped_like(mut self, _like: &Self) -> Option<Self> {
+        restamp(&mut self).ok()?;
+        Some(self)
+    }
+}
+
+impl AppliedHash for k8s_openapi::api::core::v1::ConfigMap {}
+impl AppliedHash for k8s_openapi::api::core::v1::ServiceAccount {}
+impl AppliedHash for k8s_openapi::api::core::v1::Service {}
+impl AppliedHash for k8s_openapi::api::policy::v1::PodDisruptionBudget {}
+impl AppliedHash for k8s_openapi::api::networking::v1::NetworkPolicy {}
+impl AppliedHash for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler {}
+
 /// Sets the applied-hash annotation to `hash`.
 pub(crate) fn stamp<K: Resource>(obj: &mut K, hash: String) {
     obj.meta_mut()

@@ -36,6 +36,7 @@ mod tests;
 
 pub use config_map::config_map;
 pub use deployment::deployment;
+pub use hash::AppliedHash;
 pub use horizontal_pod_autoscaler::horizontal_pod_autoscaler;
 pub use network_policy::network_policy;
 pub use owner_version::with_owner_version_of;

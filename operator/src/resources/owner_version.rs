@@ -9,19 +9,13 @@
 //! change its owner references (OwnerReferencesPermissionEnforcement),
 //! which the operator may not for most kinds.
 
-use kube::Resource;
-use serde::Serialize;
-
-use super::hash::restamp;
+use super::hash::AppliedHash;
 
 /// `desired` with its controller reference naming the version that
 /// `observed`'s does, when that is all the two references differ in
 /// (restamped: its applied hash is then what a release writing that
 /// version applied). `None` when they agree already, or differ in more.
-pub fn with_owner_version_of<K>(desired: &K, observed: &K) -> Option<K>
-where
-    K: Resource + Serialize + Clone,
-{
+pub fn with_owner_version_of<K: AppliedHash>(desired: &K, observed: &K) -> Option<K> {
     let want = controller_reference(desired)?;
     let have = controller_reference(observed)?;
     let same_owner = want.uid == have.uid
@@ -39,11 +33,10 @@ where
         .flatten()
         .find(|o| o.controller == Some(true))?;
     reference.api_version = have.api_version.clone();
-    restamp(&mut kept).ok()?;
-    Some(kept)
+    kept.restamped_like(desired)
 }
 
-fn controller_reference<K: Resource>(
+fn controller_reference<K: kube::Resource>(
     object: &K,
 ) -> Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference> {
     object
@@ -63,18 +56,19 @@ fn group(api_version: &str) -> &str {
 mod tests {
     use super::*;
     use crate::drift::needs_apply;
+    use crate::resources::hash;
     use crate::resources::tests::{Result, context, fixture};
     use crate::resources::{config_map, deployment};
     use k8s_openapi::api::apps::v1::Deployment;
 
     /// `object` as a release that wrote `api_version` made it: the
     /// reference renamed, the applied hash of that content.
-    fn as_written_with(mut object: Deployment, api_version: &str) -> Result<Deployment> {
-        for reference in object.metadata.owner_references.iter_mut().flatten() {
+    fn as_written_with(object: Deployment, api_version: &str) -> Result<Deployment> {
+        let mut renamed = object.clone();
+        for reference in renamed.metadata.owner_references.iter_mut().flatten() {
             reference.api_version = api_version.into();
         }
-        restamp(&mut object)?;
-        Ok(object)
+        Ok(renamed.restamped_like(&object).ok_or("restamped")?)
     }
 
     #[test]
@@ -88,6 +82,30 @@ mod tests {
         );
         let kept = with_owner_version_of(&desired, &observed).ok_or("kept")?;
         assert_eq!(needs_apply(&kept, &observed), None);
+        Ok(())
+    }
+
+    /// The full fixture autoscales: its Deployment's hash leaves replicas
+    /// out, and so must the kept one's, or every HPA decision would apply.
+    #[test]
+    fn an_autoscaled_deployment_keeps_its_hash_rule() -> Result {
+        let rt = fixture("full")?;
+        let desired = deployment(&rt, &context().ctx())?;
+        // As an older release made it, the HPA having scaled to 9 since.
+        let older = deployment(&rt, &context().with_observed_replicas(Some(9)).ctx())?;
+        let mut observed = desired.clone();
+        observed.spec = older.spec;
+        for reference in observed.metadata.owner_references.iter_mut().flatten() {
+            reference.api_version = "runtime.trussium.io/v1alpha1".into();
+        }
+        let observed = observed.restamped_like(&desired).ok_or("restamped")?;
+        let kept = with_owner_version_of(&desired, &observed).ok_or("kept")?;
+        assert_eq!(hash::stamp_of(&kept), hash::stamp_of(&observed));
+        // Only replicas differ: containment sees it, the hash does not.
+        assert_eq!(
+            needs_apply(&kept, &observed).as_deref(),
+            Some("/spec/replicas")
+        );
         Ok(())
     }
 
