@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_trussium_global_optspecs
-    string join \n kubeconfig= context= n/namespace= A/all-namespaces color= h/help V/version
+    string join \n kubeconfig= context= n/namespace= A/all-namespaces color= as= as-group= as-uid= request-timeout= cluster= user= s/server= token= certificate-authority= client-certificate= client-key= insecure-skip-tls-verify tls-server-name= v/v= h/help V/version
 end
 
 function __fish_kubectl_trussium_needs_command
@@ -30,7 +30,21 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s n -l 
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "status" -d 'Show one runtime in detail, or list the runtimes of a namespace'
@@ -54,8 +68,22 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -s w -l watch -d 'Keep watching and redraw when something changes'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand status" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l tag -d 'New image tag (replaces a digest)' -r
@@ -67,8 +95,22 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrad
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l wait -d 'Follow the rollout until the operator reports the upgrade complete or failed'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l timeout -d 'How long --wait waits, e.g. 90s, 5m, 1h30m' -r
@@ -80,8 +122,22 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollba
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l wait -d 'Follow the rollout until the operator reports it complete or failed'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -s o -l output -d 'Print machine-readable output instead of the table' -r -f -a "json\t''
@@ -92,7 +148,21 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand histor
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand history" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l replicas -d 'The new replica count, 0 to 1000 (the API\'s bound)' -r
@@ -102,8 +172,22 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale"
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l force -d 'Set spec.replicas even while autoscaling owns the replica count'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s o -l output -d 'Print machine-readable output instead of the table' -r -f -a "json\t''
@@ -114,8 +198,22 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s w -l watch -d 'Keep watching and print new Events as they happen'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l operator-namespace -d 'The namespace the operator is installed in (default: trussium-system)' -r
@@ -127,7 +225,21 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check"
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand check" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l watch-namespace -d 'Watch only this namespace (default: all); the operator\'s permissions become a Role there instead of a ClusterRole' -r
@@ -144,8 +256,22 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand instal
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l wait -d 'Wait until the operator is available'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand install" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
@@ -154,8 +280,22 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninst
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l force -d 'Remove the operator even though runtimes exist (they keep serving, unmanaged)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand uninstall" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
@@ -164,8 +304,22 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrat
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -l dry-run -d 'Say what would be rewritten, write nothing'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand migrate" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
@@ -174,7 +328,21 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand comple
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand completion" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
@@ -183,7 +351,21 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand versio
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status upgrade rollback history scale events check install uninstall migrate completion version help" -f -a "status" -d 'Show one runtime in detail, or list the runtimes of a namespace'

@@ -15,6 +15,7 @@ use trussium_api::duration;
 use trussium_api::image::{check_digest, check_tag};
 use trussium_api::validation::MAX_REPLICAS;
 
+use crate::connection::ConnectionFlags;
 use crate::exit;
 use crate::output::{ColorChoice, OutputFormat};
 
@@ -59,6 +60,9 @@ pub struct GlobalFlags {
     /// When to use colours (auto: only on a terminal, and never with NO_COLOR set)
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
+
+    #[command(flatten)]
+    pub connection: ConnectionFlags,
 }
 
 #[derive(Subcommand, Debug)]

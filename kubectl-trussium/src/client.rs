@@ -1,5 +1,6 @@
 //! The Kubernetes client, built the way kubectl would from `--kubeconfig`,
-//! `--context`, `-n` and `KUBECONFIG`.
+//! `--context`, `-n`, `KUBECONFIG` and kubectl's connection flags
+//! ([`crate::connection`]).
 
 use std::fmt::Debug;
 
@@ -166,14 +167,15 @@ pub fn watch_error_is_fatal(err: &kube::runtime::watcher::Error) -> bool {
 
 /// Connects as kubectl would.
 pub async fn connect(flags: &GlobalFlags) -> Result<Target> {
-    let config = load_config(flags).await?;
+    let mut config = load_config(flags).await?;
+    flags.connection.apply(&mut config).map_err(Error::Config)?;
     let server = config.cluster_url.to_string();
     let server = server.trim_end_matches('/').to_string();
     let namespace = flags
         .namespace
         .as_deref()
         .map_or_else(|| config.default_namespace.clone(), str::to_string);
-    let client = crate::tls::client(config)
+    let client = crate::tls::client(config, flags.connection.logs_requests())
         .map_err(|e| Error::Config(format!("cannot set up a client for {server}: {e}")))?;
     Ok(Target {
         client,
@@ -186,13 +188,26 @@ pub async fn connect(flags: &GlobalFlags) -> Result<Target> {
 async fn load_config(flags: &GlobalFlags) -> Result<Config> {
     let options = KubeConfigOptions {
         context: flags.context.as_deref().map(str::to_string),
-        cluster: None,
-        user: None,
+        cluster: flags.connection.cluster.clone(),
+        user: flags.connection.user.clone(),
     };
     let kubeconfig = match &flags.kubeconfig {
         Some(path) => Kubeconfig::read_from(path).map_err(|e| config_error(e, flags))?,
         None => match Kubeconfig::read() {
             Ok(kubeconfig) => kubeconfig,
+            // No kubeconfig at all, but --server: that server, with the
+            // other flags' credentials (as kubectl).
+            Err(KubeconfigError::FindPath | KubeconfigError::ReadConfig(..))
+                if flags.context.is_none()
+                    && std::env::var_os("KUBECONFIG").is_none()
+                    && flags.connection.server.is_some() =>
+            {
+                let server = flags.connection.server.as_deref().unwrap_or_default();
+                let url = server
+                    .parse()
+                    .map_err(|e| Error::Config(format!("invalid server {server:?}: {e}")))?;
+                return Ok(Config::new(url));
+            }
             // No kubeconfig at all: inside a pod, use its ServiceAccount.
             Err(KubeconfigError::FindPath | KubeconfigError::ReadConfig(..))
                 if flags.context.is_none() && std::env::var_os("KUBECONFIG").is_none() =>

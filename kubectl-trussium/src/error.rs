@@ -306,7 +306,7 @@ impl Error {
                 request.verb, request.resource
             )),
             Error::Unreachable { .. } => Some(
-                "check that the cluster is running and that --context/--kubeconfig (or KUBECONFIG) select it"
+                "check that the cluster is running and that --context/--kubeconfig (or KUBECONFIG, or --server) select it"
                     .to_string(),
             ),
             Error::Timeout { follow, .. } => Some(format!(
@@ -435,6 +435,9 @@ fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
     let text = current.to_string();
     if text.is_empty() {
         err.to_string()
+    } else if text == "deadline has elapsed" {
+        // tokio's words for a connection or a read past its time.
+        "no answer in time (see --request-timeout)".to_string()
     } else {
         text
     }

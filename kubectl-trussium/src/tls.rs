@@ -25,8 +25,9 @@ use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme
 use secrecy::ExposeSecret;
 use tower::{BoxError, ServiceBuilder};
 
-/// A client for `config`, or why there can be none.
-pub fn client(config: Config) -> Result<Client, String> {
+/// A client for `config`, or why there can be none; with `log_requests`,
+/// one line per request on stderr ([`crate::request_log`]).
+pub fn client(config: Config, log_requests: bool) -> Result<Client, String> {
     if let Some(proxy) = &config.proxy_url {
         return Err(format!(
             "the kubeconfig sets proxy-url {proxy}, which kubectl trussium does not support"
@@ -57,6 +58,7 @@ pub fn client(config: Config) -> Result<Client, String> {
     let headers = config.extra_headers_layer().map_err(|e| e.to_string())?;
     let service = ServiceBuilder::new()
         .layer(config.base_uri_layer())
+        .option_layer(log_requests.then_some(crate::request_log::RequestLogLayer))
         .option_layer(auth)
         .layer(headers)
         .map_err(BoxError::from)

@@ -413,7 +413,7 @@ mod tests {
             assert!(v.contains(&want), "{want} missing from {v:?}");
         }
         assert_eq!(
-            values(&plan(&words(&["scale", "rt", "--re"]))),
+            values(&plan(&words(&["scale", "rt", "--rep"]))),
             ["--replicas"]
         );
     }
@@ -462,7 +462,7 @@ mod tests {
                 #[arg(long)]
                 scope: Option<NamespaceName>,
                 #[arg(long)]
-                cluster: Option<ContextName>,
+                kube_context: Option<ContextName>,
                 #[arg(long, value_enum)]
                 printed_as: Option<crate::output::OutputFormat>,
             },
@@ -475,7 +475,7 @@ mod tests {
             Some(Lookup::Namespaces)
         );
         assert_eq!(
-            renamed(&["inspect", "--cluster", ""]).lookup,
+            renamed(&["inspect", "--kube-context", ""]).lookup,
             Some(Lookup::Contexts)
         );
         assert_eq!(

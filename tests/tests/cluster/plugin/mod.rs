@@ -10,4 +10,5 @@ mod history;
 mod install;
 mod known_states;
 mod krew;
+mod kubectl_flags;
 mod release;
