@@ -450,6 +450,14 @@ pub struct NamespaceName(pub String);
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContextName(pub String);
 
+/// A kubeconfig cluster's name (completion offers the kubeconfig's clusters).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterName(pub String);
+
+/// A kubeconfig user's name (completion offers the kubeconfig's users).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UserName(pub String);
+
 macro_rules! name_type {
     ($($name:ident),*) => {$(
         impl From<String> for $name {
@@ -472,7 +480,13 @@ macro_rules! name_type {
         }
     )*};
 }
-name_type!(RuntimeName, NamespaceName, ContextName);
+name_type!(
+    RuntimeName,
+    NamespaceName,
+    ContextName,
+    ClusterName,
+    UserName
+);
 
 /// The clap command, as used for help, for completion and for generating
 /// completion scripts and reference docs: every help text ends with the exit

@@ -23,6 +23,8 @@ pub struct Target {
     pub all_namespaces: bool,
     /// The API server URL, for error messages.
     pub server: String,
+    /// `--as`: whom the requests impersonate.
+    pub impersonating: Option<String>,
 }
 
 impl Target {
@@ -182,14 +184,15 @@ pub async fn connect(flags: &GlobalFlags) -> Result<Target> {
         namespace,
         all_namespaces: flags.all_namespaces,
         server,
+        impersonating: flags.connection.as_user.clone(),
     })
 }
 
 async fn load_config(flags: &GlobalFlags) -> Result<Config> {
     let options = KubeConfigOptions {
         context: flags.context.as_deref().map(str::to_string),
-        cluster: flags.connection.cluster.clone(),
-        user: flags.connection.user.clone(),
+        cluster: flags.connection.cluster.as_deref().map(str::to_string),
+        user: flags.connection.user.as_deref().map(str::to_string),
     };
     let kubeconfig = match &flags.kubeconfig {
         Some(path) => Kubeconfig::read_from(path).map_err(|e| config_error(e, flags))?,

@@ -13,6 +13,8 @@ use rustls::pki_types::pem::PemObject;
 use secrecy::SecretString;
 use trussium_api::duration;
 
+use crate::cli::{ClusterName, UserName};
+
 /// The verbosity from which every request is logged (kubectl's level 6).
 pub const LOG_REQUESTS: u8 = 6;
 
@@ -48,11 +50,11 @@ pub struct ConnectionFlags {
 
     /// The kubeconfig cluster to use
     #[arg(long, global = true, value_name = "NAME")]
-    pub cluster: Option<String>,
+    pub cluster: Option<ClusterName>,
 
     /// The kubeconfig user to use
     #[arg(long, global = true, value_name = "NAME")]
-    pub user: Option<String>,
+    pub user: Option<UserName>,
 
     /// The address of the API server (https://HOST:PORT)
     #[arg(short = 's', long, global = true, value_name = "URL", value_parser = parse_server)]

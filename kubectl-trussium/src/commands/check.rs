@@ -249,7 +249,7 @@ async fn access(target: &Target, namespace: &str) -> Outcome {
         })
         .collect();
     match access::missing(target, &wanted).await {
-        Ok(missing) => judge_access(&missing, namespace),
+        Ok(missing) => judge_access(&missing, namespace, target.impersonating.as_deref()),
         Err(e) => failed(e.to_string(), next_step_for(&e)),
     }
 }
@@ -473,16 +473,18 @@ fn judge_scope(args: &OperatorArgs, namespace: &str) -> Outcome {
     }
 }
 
-fn judge_access(missing: &[Permission], namespace: &str) -> Outcome {
+/// What `who` (`--as`; else "you") may do with runtimes in `namespace`.
+fn judge_access(missing: &[Permission], namespace: &str, who: Option<&str>) -> Outcome {
+    let who = who.unwrap_or("you");
     if missing.is_empty() {
         return passed(format!(
-            "you may read and patch runtimes in namespace {namespace}"
+            "{who} may read and patch runtimes in namespace {namespace}"
         ));
     }
     let verbs: Vec<&str> = missing.iter().map(|p| p.verb.as_str()).collect();
     failed(
         format!(
-            "you may not {} runtimes in namespace {namespace}",
+            "{who} may not {} runtimes in namespace {namespace}",
             verbs.join(", ")
         ),
         format!(
@@ -718,10 +720,18 @@ mod tests {
             namespace: Some("ai".into()),
             name: None,
         };
-        assert!(matches!(judge_access(&[], "ai"), Passed { .. }));
+        assert!(matches!(judge_access(&[], "ai", None), Passed { .. }));
         assert_eq!(
-            message(&judge_access(&[patch], "ai")),
+            message(&judge_access(std::slice::from_ref(&patch), "ai", None)),
             "you may not patch runtimes in namespace ai → ask a cluster administrator for a Role in ai that allows patch on trussiumruntimes.runtime.trussium.io"
+        );
+        // --as: the identity checked is named.
+        let tenant = "system:serviceaccount:ai:deployer";
+        assert_eq!(
+            message(&judge_access(&[patch], "ai", Some(tenant))),
+            format!(
+                "{tenant} may not patch runtimes in namespace ai → ask a cluster administrator for a Role in ai that allows patch on trussiumruntimes.runtime.trussium.io"
+            )
         );
     }
 

@@ -18,7 +18,8 @@ use kube::config::Kubeconfig;
 use kube::{Api, ResourceExt};
 
 use crate::cli::{
-    self, CompletionArgs, CompletionShell, ContextName, GlobalFlags, NamespaceName, RuntimeName,
+    self, ClusterName, CompletionArgs, CompletionShell, ContextName, GlobalFlags, NamespaceName,
+    RuntimeName, UserName,
 };
 use crate::client::connect;
 use crate::error::Result;
@@ -77,6 +78,8 @@ pub enum Lookup {
     Runtimes,
     Namespaces,
     Contexts,
+    Clusters,
+    Users,
 }
 
 /// What to answer for the typed words.
@@ -192,6 +195,10 @@ fn offer_values(arg: &clap::Arg, plan: &mut Plan) {
         plan.lookup = Some(Lookup::Namespaces);
     } else if kind == TypeId::of::<ContextName>() {
         plan.lookup = Some(Lookup::Contexts);
+    } else if kind == TypeId::of::<ClusterName>() {
+        plan.lookup = Some(Lookup::Clusters);
+    } else if kind == TypeId::of::<UserName>() {
+        plan.lookup = Some(Lookup::Users);
     } else if matches!(
         arg.get_value_hint(),
         ValueHint::AnyPath | ValueHint::FilePath | ValueHint::DirPath
@@ -240,19 +247,20 @@ pub async fn complete(words: &[String]) {
 
 async fn look_up(lookup: Lookup, flags: &GlobalFlags) -> Vec<(String, String)> {
     match lookup {
-        Lookup::Contexts => {
+        Lookup::Contexts | Lookup::Clusters | Lookup::Users => {
             let config = match &flags.kubeconfig {
                 Some(path) => Kubeconfig::read_from(path),
                 None => Kubeconfig::read(),
             };
-            config
-                .map(|c| {
-                    c.contexts
-                        .into_iter()
-                        .map(|ctx| (ctx.name, String::new()))
-                        .collect()
-                })
-                .unwrap_or_default()
+            let Ok(config) = config else {
+                return Vec::new();
+            };
+            let names: Vec<String> = match lookup {
+                Lookup::Clusters => config.clusters.into_iter().map(|c| c.name).collect(),
+                Lookup::Users => config.auth_infos.into_iter().map(|u| u.name).collect(),
+                _ => config.contexts.into_iter().map(|c| c.name).collect(),
+            };
+            names.into_iter().map(|n| (n, String::new())).collect()
         }
         Lookup::Namespaces => {
             let Ok(target) = connect(flags).await else {
@@ -376,6 +384,14 @@ mod tests {
         assert_eq!(
             plan(&words(&["status", "-n", ""])).lookup,
             Some(Lookup::Namespaces)
+        );
+        assert_eq!(
+            plan(&words(&["status", "--cluster", ""])).lookup,
+            Some(Lookup::Clusters)
+        );
+        assert_eq!(
+            plan(&words(&["status", "--user", ""])).lookup,
+            Some(Lookup::Users)
         );
         assert_eq!(
             plan(&words(&["--context", "k"])).lookup,

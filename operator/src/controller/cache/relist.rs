@@ -34,28 +34,40 @@ where
 {
     let mut before: Option<Vec<Arc<K>>> = None;
     stream.flat_map(move |item| {
-        let told: Vec<Result<Event<K>, watcher::Error>> = match item {
+        type Told<K> = Box<dyn Iterator<Item = Result<Event<K>, watcher::Error>> + Send>;
+        let told: Told<K> = match item {
             // The store still holds what it had before this list.
             Ok(Event::Init) => {
                 before = Some(store.state());
-                Vec::new()
+                Box::new(std::iter::empty())
             }
-            Ok(Event::InitApply(_)) => Vec::new(),
+            Ok(Event::InitApply(_)) => Box::new(std::iter::empty()),
             Ok(Event::InitDone) => {
                 let changes = changed(&before.take().unwrap_or_default(), &store.state());
-                std::iter::once(Ok(Event::InitDone))
-                    .chain(changes.into_iter().map(Ok))
-                    .collect()
+                // Each object copied only as the controller takes it: a
+                // first list of thousands is not held twice at once.
+                let told = changes.into_iter().map(|change| {
+                    Ok(match change {
+                        Change::Applied(object) => Event::Apply(object.as_ref().clone()),
+                        Change::Deleted(object) => Event::Delete(object.as_ref().clone()),
+                    })
+                });
+                Box::new(std::iter::once(Ok(Event::InitDone)).chain(told))
             }
-            other => vec![other],
+            other => Box::new(std::iter::once(other)),
         };
         futures::stream::iter(told)
     })
 }
 
+enum Change<K> {
+    Applied(Arc<K>),
+    Deleted(Arc<K>),
+}
+
 /// What differs from `before` in `after`: objects new or with another
 /// resourceVersion as applied, objects no longer there as deleted.
-fn changed<K>(before: &[Arc<K>], after: &[Arc<K>]) -> Vec<Event<K>>
+fn changed<K>(before: &[Arc<K>], after: &[Arc<K>]) -> Vec<Change<K>>
 where
     K: Resource<DynamicType = ()> + Clone,
 {
@@ -69,21 +81,21 @@ where
         })
         .collect();
     let mut remaining = versions.clone();
-    let mut events = Vec::new();
+    let mut changes = Vec::new();
     for object in after {
         let key = ObjectRef::from_obj(object.as_ref());
         remaining.remove(&key);
         match versions.get(&key) {
             Some(version) if *version == resource_version(object.as_ref()) => {}
-            _ => events.push(Event::Apply(object.as_ref().clone())),
+            _ => changes.push(Change::Applied(object.clone())),
         }
     }
     let gone = before
         .iter()
         .filter(|o| remaining.contains_key(&ObjectRef::from_obj(o.as_ref())))
-        .map(|o| Event::Delete(o.as_ref().clone()));
-    events.extend(gone);
-    events
+        .map(|o| Change::Deleted(o.clone()));
+    changes.extend(gone);
+    changes
 }
 
 fn resource_version<K: Resource>(object: &K) -> Option<&str> {

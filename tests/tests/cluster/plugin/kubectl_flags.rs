@@ -51,6 +51,16 @@ async fn as_impersonates_and_v6_logs_each_request() -> Result<(), Error> {
     let out = plugin(&["status", "-n", &ns.name, "--as", &tenant]).await?;
     assert_eq!(out.code, 0, "{out}");
     assert_eq!(out.first_row().first().copied(), Some("rt"), "{out}");
+    // check --as: what the tenant may do with runtimes, named.
+    let out = plugin(&["check", "-n", &ns.name, "--as", &tenant]).await?;
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains(&format!(
+            "✗ {tenant} may not patch runtimes in namespace {}",
+            ns.name
+        )),
+        "{out}"
+    );
     // A group the tenant is not in changes nothing it may do here.
     let out = plugin(&[
         "status",
