@@ -205,11 +205,8 @@ async fn load_config(flags: &GlobalFlags) -> Result<Config> {
                     && std::env::var_os("KUBECONFIG").is_none()
                     && flags.connection.server.is_some() =>
             {
-                let server = flags.connection.server.as_deref().unwrap_or_default();
-                let url = server
-                    .parse()
-                    .map_err(|e| Error::Config(format!("invalid server {server:?}: {e}")))?;
-                return Ok(Config::new(url));
+                let server = flags.connection.server.clone().unwrap_or_default();
+                return Ok(Config::new(server));
             }
             // No kubeconfig at all: inside a pod, use its ServiceAccount.
             Err(KubeconfigError::FindPath | KubeconfigError::ReadConfig(..))

@@ -58,7 +58,7 @@ pub struct ConnectionFlags {
 
     /// The address of the API server (https://HOST:PORT)
     #[arg(short = 's', long, global = true, value_name = "URL", value_parser = parse_server)]
-    pub server: Option<String>,
+    pub server: Option<http::Uri>,
 
     /// Bearer token for authentication to the API server
     #[arg(long, global = true, value_name = "TOKEN")]
@@ -111,12 +111,12 @@ impl std::str::FromStr for Token {
     }
 }
 
-fn parse_server(value: &str) -> Result<String, String> {
+fn parse_server(value: &str) -> Result<http::Uri, String> {
     let uri: http::Uri = value
         .parse()
         .map_err(|e| format!("invalid server {value:?}: {e}"))?;
     match (uri.scheme_str(), uri.host()) {
-        (Some("https" | "http"), Some(_)) => Ok(value.to_string()),
+        (Some("https" | "http"), Some(_)) => Ok(uri),
         _ => Err(format!(
             "invalid server {value:?}: give a URL such as https://127.0.0.1:6443"
         )),
@@ -128,9 +128,7 @@ impl ConnectionFlags {
     /// settings.
     pub fn apply(&self, config: &mut Config) -> Result<(), String> {
         if let Some(server) = &self.server {
-            config.cluster_url = server
-                .parse()
-                .map_err(|e| format!("invalid server {server:?}: {e}"))?;
+            config.cluster_url = server.clone();
         }
         if let Some(user) = &self.as_user {
             config.auth_info.impersonate = Some(user.clone());
@@ -228,7 +226,7 @@ mod tests {
             as_group: vec!["a".into(), "b".into()],
             as_uid: Some("u-1".into()),
             request_timeout: Some(Duration::from_secs(30)),
-            server: Some("https://other.example:443".into()),
+            server: Some(parse_server("https://other.example:443")?),
             token: Some(Token("t0k3n".into())),
             insecure_skip_tls_verify: true,
             tls_server_name: Some("kubernetes".into()),

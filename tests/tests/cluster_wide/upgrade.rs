@@ -36,6 +36,11 @@ fn runtimes() -> Result<Vec<Value>, BoxError> {
     Ok(vec![everything, plain, scaled])
 }
 
+/// The test namespace's runtimes through `version`.
+fn runtimes_at(h: &Harness, version: &str) -> Api<DynamicObject> {
+    Api::namespaced_with(h.ns.client.clone(), h.namespace(), &api_resource(version))
+}
+
 /// The previous release's operator binary (built once per machine).
 async fn previous_operator() -> Result<std::ffi::OsString, BoxError> {
     if let Some(path) = std::env::var_os("TRUSSIUM_PREVIOUS_OPERATOR") {
@@ -67,10 +72,7 @@ async fn install_crd_of(h: &Harness, binary: &std::ffi::OsStr) -> TestResult {
         .await?;
     ensure(out.status.success(), "the previous operator printed no CRD")?;
     let mut crd: CustomResourceDefinition = serde_yaml::from_slice(&out.stdout)?;
-    let current: CustomResourceDefinition = serde_yaml::from_str(&std::fs::read_to_string(
-        repo_root().join(trussium_api::crd::CRD_PATH),
-    )?)?;
-    let beta = current
+    let beta = trussium_api::crd::crd()
         .spec
         .versions
         .into_iter()
@@ -104,8 +106,7 @@ struct Snapshot {
 }
 
 async fn snapshot(h: &Harness, names: &[String], version: &str) -> Result<Snapshot, BoxError> {
-    let runtimes: Api<DynamicObject> =
-        Api::namespaced_with(h.ns.client.clone(), h.namespace(), &api_resource(version));
+    let runtimes = runtimes_at(h, version);
     let mut replica_sets: Vec<String> = h
         .api::<ReplicaSet>()
         .list(&ListParams::default())
@@ -151,8 +152,7 @@ async fn snapshot(h: &Harness, names: &[String], version: &str) -> Result<Snapsh
 /// Waits until every runtime reports Ready=True for its generation
 /// (read through `version`).
 async fn wait_all_ready(h: &Harness, names: &[String], version: &str) -> TestResult {
-    let runtimes: Api<DynamicObject> =
-        Api::namespaced_with(h.ns.client.clone(), h.namespace(), &api_resource(version));
+    let runtimes = runtimes_at(h, version);
     wait_for(
         "every runtime to be Ready under the previous operator",
         Duration::from_secs(180),
@@ -210,11 +210,7 @@ async fn an_upgrade_from_the_previous_release_rolls_nothing() -> TestResult {
             .await?;
         h.create_secret("ghcr-credentials", ".dockerconfigjson", "{}")
             .await?;
-        let alpha: Api<DynamicObject> = Api::namespaced_with(
-            h.ns.client.clone(),
-            h.namespace(),
-            &api_resource("v1alpha1"),
-        );
+        let alpha = runtimes_at(h, "v1alpha1");
         let mut names = Vec::new();
         for mut manifest in runtimes()? {
             manifest["apiVersion"] = json!("runtime.trussium.io/v1alpha1");
