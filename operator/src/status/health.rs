@@ -184,10 +184,13 @@ fn ready(seen: Observation) -> Verdict {
         ),
         Rollout::GenerationPending { generation, .. } => Verdict::no(
             reason::RUNTIME_NOT_READY,
-            format!(
-                "Waiting for Deployment {} to roll out generation {generation}: {}",
-                d.name,
-                rollout_progress(d, seen.desired)
+            with_replica_failure(
+                d,
+                format!(
+                    "Waiting for Deployment {} to roll out generation {generation}: {}",
+                    d.name,
+                    rollout_progress(d, seen.desired)
+                ),
             ),
         ),
         _ if seen.desired == 0 => Verdict::no(
@@ -196,8 +199,21 @@ fn ready(seen: Observation) -> Verdict {
         ),
         _ => Verdict::no(
             reason::RUNTIME_NOT_READY,
-            format!("Rollout in progress: {}", rollout_progress(d, seen.desired)),
+            with_replica_failure(
+                d,
+                format!("Rollout in progress: {}", rollout_progress(d, seen.desired)),
+            ),
         ),
+    }
+}
+
+/// A Ready message that names why pods are missing, when the Deployment
+/// says they cannot be created (quota, Pod Security, an admission webhook):
+/// the one cause the operator sees without reading pods.
+fn with_replica_failure(d: &ObservedDeployment, message: String) -> String {
+    match &d.replica_failure {
+        Some(failure) => format!("{message} Pods cannot be created: {}", failure.message),
+        None => message,
     }
 }
 

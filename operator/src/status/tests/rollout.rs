@@ -441,6 +441,12 @@ fn replica_failure_degrades_without_touching_progressing() {
             .message
             .contains("exceeded quota")
     );
+    // Ready names the cause too: what `kubectl wait` and GitOps tools show.
+    assert_eq!(
+        condition(&s.status, "Ready").message,
+        "Rollout in progress: 2 of 3 desired replicas run the current pod template; 2 ready, \
+         2 available. Pods cannot be created: pods \"private-ai-x\" is forbidden: exceeded quota"
+    );
     let degraded = s.events[0].clone();
     assert!(
         degraded.note.contains("exceeded quota"),
@@ -455,6 +461,11 @@ fn replica_failure_degrades_without_touching_progressing() {
     w.apply();
     let s = w.reconcile();
     assert_eq!(condition(&s.status, "Degraded").reason, "ReplicaFailure");
+    assert!(
+        condition(&s.status, "Ready").message.ends_with(
+            "Pods cannot be created: pods \"private-ai-x\" is forbidden: exceeded quota"
+        )
+    );
     assert_events(&s.events, &[]);
 
     // Quota raised.
