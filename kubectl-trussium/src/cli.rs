@@ -99,6 +99,10 @@ pub enum Command {
     )]
     Events(EventsArgs),
 
+    /// Say why a runtime is not Ready: the root cause first, with the next step, then the evidence
+    #[command(after_help = crate::commands::diagnose::HELP)]
+    Diagnose(crate::commands::diagnose::DiagnoseArgs),
+
     /// Check the cluster, the CRD, the operator, its leader and your access; say what to fix
     #[command(after_help = CHECK_HELP)]
     Check(CheckArgs),

@@ -220,6 +220,10 @@ pub enum Error {
     /// `check`: at least one check failed.
     #[error("{failed} of {total} checks failed")]
     ChecksFailed { failed: usize, total: usize },
+    /// `diagnose`: the runtime (or one of them) is not Ready; the diagnosis
+    /// printed says why.
+    #[error("{0}")]
+    NotReady(String),
     /// What we were following went away.
     #[error("{object} was deleted")]
     Deleted { object: String },
@@ -273,6 +277,7 @@ impl Error {
             },
             Error::BeingDeleted { .. } => Exit::BeingDeleted,
             Error::ChecksFailed { .. } => Exit::CheckFailed,
+            Error::NotReady(_) => Exit::NotReady,
             Error::BrokenPipe => Exit::Ok,
             Error::Config(_)
             | Error::CrdMissing

@@ -16,6 +16,7 @@ pub enum Exit {
     BeingDeleted = 8,
     NotInHistory = 9,
     CheckFailed = 10,
+    NotReady = 11,
 }
 
 impl Exit {
@@ -37,7 +38,7 @@ pub struct Meaning {
 const WAITING: &[&str] = &["upgrade", "rollback", "install"];
 
 /// Every exit code, in order.
-pub const TABLE: [Meaning; 11] = [
+pub const TABLE: [Meaning; 12] = [
     Meaning {
         exit: Exit::Ok,
         commands: &[],
@@ -98,6 +99,12 @@ pub const TABLE: [Meaning; 11] = [
         exit: Exit::CheckFailed,
         commands: &["check"],
         text: "at least one check failed (each ✗ says what to do next)",
+    },
+    Meaning {
+        exit: Exit::NotReady,
+        commands: &["diagnose"],
+        text: "the runtime is not Ready (with -A or no NAME: at least one is); the first line \
+               says why",
     },
 ];
 

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod client;
 pub mod commands;
 pub mod connection;
+pub mod diagnosis;
 pub mod dynamic;
 pub mod error;
 pub mod exit;

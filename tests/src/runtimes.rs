@@ -18,6 +18,12 @@ pub const OLD_TAG: &str = "v1.22.0";
 pub const NEW_TAG: &str = "v1.23.0";
 /// The image whose pods KWOK never makes ready (for failed-rollout tests).
 pub const NEVER_READY_IMAGE: &str = "registry.invalid/trussium:never-ready";
+/// Images the local cluster's KWOK stages fail in the kubelet's other ways
+/// (tests/cluster/kwok-stages.yaml): a crash loop exiting 3, a container
+/// OOMKilled, a container that runs and is never ready.
+pub const CRASH_LOOP_IMAGE: &str = "registry.invalid/trussium:crash-loop";
+pub const OOM_KILLED_IMAGE: &str = "registry.invalid/trussium:oom-killed";
+pub const NOT_READY_IMAGE: &str = "registry.invalid/trussium:not-ready";
 
 /// An Opaque Secret `name` with one `key` (a test value, never a real one),
 /// as runtimes reference their credentials.

@@ -336,6 +336,7 @@ mod tests {
                 "history",
                 "scale",
                 "events",
+                "diagnose",
                 "check",
                 "install",
                 "uninstall",
@@ -347,7 +348,7 @@ mod tests {
         assert_eq!(p.directive, DIRECTIVE_NO_FILE);
         assert!(p.candidates[0].1.starts_with("Show one runtime"));
         assert_eq!(values(&plan(&words(&["s"]))), ["status", "scale"]);
-        assert_eq!(values(&plan(&words(&[]))).len(), 12);
+        assert_eq!(values(&plan(&words(&[]))).len(), 13);
         // The new commands complete like the old: by the kind of value.
         assert_eq!(
             plan(&words(&["history", ""])).lookup,

@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod completion;
+pub mod diagnose;
 pub mod events;
 pub mod history;
 pub mod install;
@@ -24,6 +25,7 @@ pub async fn run(cli: Cli) -> Result<()> {
     // Commands that name a runtime, or that act on one namespace.
     let one_namespace = match &cli.command {
         Command::Status(a) => a.name.is_some(),
+        Command::Diagnose(a) => a.name.is_some(),
         Command::Upgrade(_)
         | Command::Rollback(_)
         | Command::History(_)
@@ -51,6 +53,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::History(args) => history::run(&connect(global).await?, args, palette).await,
         Command::Scale(args) => scale::run(&connect(global).await?, args, palette).await,
         Command::Events(args) => events::run(&connect(global).await?, args, palette).await,
+        Command::Diagnose(args) => diagnose::run(&connect(global).await?, args, palette).await,
         Command::Check(args) => check::run(global, args, palette).await,
         Command::Install(args) => install::run(global, args, palette).await,
         Command::Uninstall(args) => uninstall::run(global, args, palette).await,

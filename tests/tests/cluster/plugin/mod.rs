@@ -6,6 +6,7 @@
 mod support;
 
 mod converged;
+mod diagnose;
 mod history;
 mod install;
 mod known_states;

@@ -1,0 +1,737 @@
+//! Why a runtime is not Ready: from what the plugin could read (the runtime,
+//! its Deployment, ReplicaSets, pods, their Events, the autoscaler), one root
+//! cause with the next step, then the evidence. Pure: `commands::diagnose`
+//! reads, [`render`] draws.
+//!
+//! The order of the causes is the order of the questions a person asks:
+//! is it going away, is the operator there, is the spec usable, did the
+//! operator stop, then what the pods say (an image, a crash, memory, a node,
+//! a pod never created, a probe), then the rollout's deadline.
+
+pub mod pods;
+pub mod render;
+
+use std::collections::BTreeSet;
+
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::jiff::Timestamp;
+use kube::ResourceExt;
+use serde::Serialize;
+use trussium_api::{TrussiumRuntime, condition_type, reason};
+
+use crate::interpret::{self, terminating};
+use crate::terminal::{safe, shell_command};
+use pods::{PodView, Problem, Revision};
+
+/// What a read gave: the objects, or why not.
+#[derive(Clone, Debug)]
+pub enum Read<T> {
+    Got(T),
+    /// Refused by RBAC: the request as a sentence ("list pods in namespace ai").
+    Forbidden(String),
+    /// Any other failure, as the error says it.
+    Failed(String),
+}
+
+impl<T> Read<T> {
+    pub fn got(&self) -> Option<&T> {
+        match self {
+            Read::Got(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Read<U> {
+        match self {
+            Read::Got(t) => Read::Got(f(t)),
+            Read::Forbidden(why) => Read::Forbidden(why),
+            Read::Failed(why) => Read::Failed(why),
+        }
+    }
+}
+
+/// Everything diagnose read about one runtime.
+#[derive(Clone, Debug)]
+pub struct Evidence {
+    pub runtime: TrussiumRuntime,
+    pub deployment: Read<Option<Deployment>>,
+    pub replica_sets: Read<Vec<ReplicaSet>>,
+    pub pods: Read<Vec<Pod>>,
+    /// Events of the namespace (filtered here to the runtime's objects);
+    /// `None` when not read (`-A` reads none).
+    pub events: Option<Read<Vec<Event>>>,
+    /// The autoscaler, read only while autoscaling is enabled.
+    pub autoscaler: Option<Read<Option<HorizontalPodAutoscaler>>>,
+    /// The last lines of a crashed container's previous run: (pod, lines).
+    pub previous_log: Option<(String, Read<String>)>,
+}
+
+/// The root cause, one word for scripts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Cause {
+    Ready,
+    ScaledToZero,
+    BeingDeleted,
+    NoStatus,
+    OperatorBehind,
+    SecretNotFound,
+    InvalidConfiguration,
+    Stalled,
+    ImagePullFailed,
+    OOMKilled,
+    CrashLoop,
+    Unschedulable,
+    PodsNotCreated,
+    ContainerNotReady,
+    ProgressDeadlineExceeded,
+    RolloutInProgress,
+    Unknown,
+}
+
+impl Cause {
+    /// Whether the runtime serves as asked.
+    pub fn is_ready(self) -> bool {
+        matches!(self, Cause::Ready | Cause::ScaledToZero)
+    }
+}
+
+/// One piece of evidence: which object said what, and since when.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Item {
+    /// `Pod/name`, `ReplicaSet/name`, `Deployment/name`, `TrussiumRuntime/name`, …
+    pub object: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<Timestamp>,
+    pub message: String,
+}
+
+/// A step to take: why, and the command when there is one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    pub why: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+/// The last lines a crashed container wrote before it ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreviousLog {
+    pub pod: String,
+    pub lines: Vec<String>,
+}
+
+/// The verdict on one runtime.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnosis {
+    pub namespace: String,
+    pub name: String,
+    pub ready: bool,
+    pub cause: Cause,
+    /// The cause in one line.
+    pub summary: String,
+    pub next_steps: Vec<Step>,
+    pub evidence: Vec<Item>,
+    /// Something worth knowing that is not why it is not Ready (an
+    /// autoscaler that cannot read metrics on a Ready runtime).
+    pub warnings: Vec<String>,
+    pub pods: Vec<PodView>,
+    /// The last lines of a crashed container's previous run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_log: Option<PreviousLog>,
+    /// What could not be read, and why ("forbidden: list pods in namespace ai").
+    pub unread: Vec<String>,
+}
+
+/// The diagnosis of `e`.
+pub fn diagnose(e: &Evidence) -> Diagnosis {
+    let rt = &e.runtime;
+    let deployment = e.deployment.got().and_then(Option::as_ref);
+    let revision = deployment.and_then(|d| {
+        d.annotations()
+            .get(pods::REVISION_ANNOTATION)
+            .map(String::as_str)
+    });
+    let replica_sets = e.replica_sets.got().map(Vec::as_slice).unwrap_or_default();
+    let current = pods::current_template_hash(revision, replica_sets);
+    let mut views: Vec<PodView> = e
+        .pods
+        .got()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|p| pods::view(p, current.as_deref()))
+        .collect();
+    // New revision first, then by name: the pods that decide the rollout.
+    views.sort_by(|a, b| {
+        (a.revision != Revision::New, &a.name).cmp(&(b.revision != Revision::New, &b.name))
+    });
+
+    let verdict = verdict(e, deployment, replica_sets, &views);
+    let mut evidence = verdict.evidence;
+    let events = related_events(e, &views, verdict.cause, &evidence);
+    evidence.extend(events);
+    let mut unread = Vec::new();
+    note_unread(&mut unread, &e.deployment, "the Deployment");
+    note_unread(&mut unread, &e.replica_sets, "the ReplicaSets");
+    note_unread(&mut unread, &e.pods, "the pods");
+    if let Some(events) = &e.events {
+        note_unread(&mut unread, events, "the Events");
+    }
+    if let Some(autoscaler) = &e.autoscaler {
+        note_unread(&mut unread, autoscaler, "the HorizontalPodAutoscaler");
+    }
+    if let Some((_, log)) = &e.previous_log {
+        note_unread(&mut unread, log, "the previous container's log");
+    }
+    Diagnosis {
+        namespace: rt.namespace().unwrap_or_default(),
+        name: rt.name_any(),
+        ready: verdict.cause.is_ready(),
+        cause: verdict.cause,
+        summary: verdict.summary,
+        next_steps: verdict.steps,
+        evidence,
+        warnings: autoscaler_warning(e).into_iter().collect(),
+        pods: views,
+        previous_log: match &e.previous_log {
+            Some((pod, Read::Got(text))) => Some(PreviousLog {
+                pod: pod.clone(),
+                lines: text.lines().map(str::to_string).collect(),
+            }),
+            _ => None,
+        },
+        unread,
+    }
+}
+
+struct Verdict {
+    cause: Cause,
+    summary: String,
+    steps: Vec<Step>,
+    evidence: Vec<Item>,
+}
+
+impl Verdict {
+    fn new(cause: Cause, summary: impl Into<String>) -> Self {
+        Verdict {
+            cause,
+            summary: summary.into(),
+            steps: Vec::new(),
+            evidence: Vec::new(),
+        }
+    }
+
+    fn step(mut self, why: impl Into<String>, command: Option<String>) -> Self {
+        self.steps.push(Step {
+            why: why.into(),
+            command,
+        });
+        self
+    }
+
+    fn evidence(mut self, object: String, since: Option<Timestamp>, message: &str) -> Self {
+        if !message.is_empty() {
+            self.evidence.push(Item {
+                object,
+                since,
+                message: message.to_string(),
+            });
+        }
+        self
+    }
+}
+
+fn verdict(
+    e: &Evidence,
+    deployment: Option<&Deployment>,
+    replica_sets: &[ReplicaSet],
+    views: &[PodView],
+) -> Verdict {
+    let rt = &e.runtime;
+    let name = rt.name_any();
+    let ns = rt.namespace().unwrap_or_default();
+    let object = format!("TrussiumRuntime/{name}");
+    if terminating(rt) {
+        return Verdict::new(
+            Cause::BeingDeleted,
+            "it is being deleted; its objects go with it",
+        );
+    }
+    let Some(status) = &rt.status else {
+        return Verdict::new(
+            Cause::NoStatus,
+            "the operator has not reported on it: is the operator running?",
+        )
+        .step(
+            "check the operator, its leader and your access",
+            Some(shell_command(&["kubectl", "trussium", "check", "-n", &ns])),
+        );
+    };
+    let condition = |t: &str| status.condition(t).filter(|c| c.status != "Unknown");
+    let steps_from_status = |v: Verdict| {
+        interpret::next_steps(rt)
+            .into_iter()
+            .fold(v, |v, s| v.step(s.why, Some(s.command)))
+    };
+    if let Some(c) = condition(condition_type::CONFIGURATION_VALID).filter(|c| c.status == "False")
+    {
+        let cause = if c.reason == reason::SECRET_NOT_FOUND {
+            Cause::SecretNotFound
+        } else {
+            Cause::InvalidConfiguration
+        };
+        let v = Verdict::new(
+            cause,
+            format!("the spec cannot be used: {}", safe(&c.message)),
+        );
+        return steps_from_status(v).evidence(object, None, &c.message);
+    }
+    if let Some(c) = condition(condition_type::STALLED)
+        .filter(|c| c.status == "True" && c.reason != reason::PROGRESS_DEADLINE_EXCEEDED)
+    {
+        let v = Verdict::new(
+            Cause::Stalled,
+            format!(
+                "the operator stopped ({}): {}",
+                safe(&c.reason),
+                safe(&c.message)
+            ),
+        );
+        return steps_from_status(v).evidence(object, None, &c.message);
+    }
+    let ready = condition(condition_type::READY);
+    let is_ready = ready.is_some_and(|c| c.status == "True");
+    let observed = status.observed_generation;
+    if observed.is_some_and(|o| Some(o) < rt.metadata.generation) && !is_ready {
+        return Verdict::new(
+            Cause::OperatorBehind,
+            format!(
+                "the operator has not acted on generation {} of the spec yet (it last reported on {})",
+                rt.metadata.generation.unwrap_or_default(),
+                observed.unwrap_or_default()
+            ),
+        )
+        .step(
+            "check the operator, its leader and your access",
+            Some(shell_command(&["kubectl", "trussium", "check", "-n", &ns])),
+        );
+    }
+    if is_ready {
+        let scaled_to_zero = ready.is_some_and(|c| c.reason == reason::SCALED_TO_ZERO);
+        let (cause, summary) = if scaled_to_zero {
+            (Cause::ScaledToZero, "scaled to zero, as asked".to_string())
+        } else {
+            let n = status.ready_replicas.unwrap_or_default();
+            (
+                Cause::Ready,
+                format!("Ready, {n} of {n} replicas ready: nothing to fix"),
+            )
+        };
+        return Verdict::new(cause, summary);
+    }
+    if let Some(v) = pod_verdict(rt, views) {
+        return v;
+    }
+    if let Some(v) = not_created(rt, deployment, replica_sets) {
+        return v;
+    }
+    if let Some(v) = ready_but_probe_fails(rt, views) {
+        return v;
+    }
+    let degraded = condition(condition_type::DEGRADED).filter(|c| c.status == "True");
+    if let Some(c) = degraded.filter(|c| c.reason == reason::PROGRESS_DEADLINE_EXCEEDED) {
+        let v = Verdict::new(
+            Cause::ProgressDeadlineExceeded,
+            format!(
+                "the rollout passed its progress deadline: {}",
+                safe(&c.message)
+            ),
+        );
+        return rollback_step(rt, v).evidence(object, None, &c.message);
+    }
+    let message = ready.map(|c| c.message.clone()).unwrap_or_default();
+    if e.pods.got().is_none() {
+        return Verdict::new(
+            Cause::Unknown,
+            format!(
+                "the pods that would say why cannot be read; the operator reports: {}",
+                safe(&message)
+            ),
+        )
+        .step(
+            format!(
+                "diagnose with an identity that may get and list pods and events in namespace {ns}"
+            ),
+            None,
+        )
+        .evidence(object, None, &message);
+    }
+    if condition(condition_type::PROGRESSING).is_some_and(|c| c.status == "True") {
+        return Verdict::new(
+            Cause::RolloutInProgress,
+            format!("a rollout is under way: {}", safe(&message)),
+        )
+        .step(
+            "nothing looks wrong yet; follow it",
+            Some(shell_command(&[
+                "kubectl", "trussium", "status", &name, "-n", &ns, "--watch",
+            ])),
+        );
+    }
+    steps_from_status(Verdict::new(
+        Cause::Unknown,
+        format!(
+            "not Ready, and nothing diagnose reads says why: {}",
+            safe(&message)
+        ),
+    ))
+    .evidence(object, None, &message)
+}
+
+/// The first pod problem worth a verdict, pods of the new revision first.
+/// A probe that fails is left for later: a pod that was never created
+/// says more.
+fn pod_verdict(rt: &TrussiumRuntime, views: &[PodView]) -> Option<Verdict> {
+    let ns = rt.namespace().unwrap_or_default();
+    let rank = |p: &Problem| match p {
+        Problem::ImagePull { .. } => Some(0),
+        Problem::OutOfMemory { .. } => Some(1),
+        Problem::CrashLoop { .. } => Some(2),
+        Problem::Unschedulable { .. } => Some(3),
+        _ => None,
+    };
+    let (pod, problem) = views
+        .iter()
+        .filter_map(|v| v.problem.as_ref().and_then(|p| Some((rank(p)?, v, p))))
+        .min_by_key(|(rank, v, _)| (*rank, v.revision != Revision::New))
+        .map(|(_, v, p)| (v, p))?;
+    let alike = views
+        .iter()
+        .filter(|v| v.problem.as_ref().map(Problem::state) == Some(problem.state()))
+        .count();
+    let pods_word = if alike == 1 {
+        format!("pod {}", pod.name)
+    } else {
+        format!("{alike} pods")
+    };
+    let object = format!("Pod/{}", pod.name);
+    let logs = shell_command(&[
+        "kubectl",
+        "logs",
+        &pod.name,
+        "-n",
+        &ns,
+        "-c",
+        trussium_api::operator::RUNTIME_CONTAINER,
+        "--previous",
+    ]);
+    let v = match problem {
+        Problem::ImagePull {
+            reason,
+            message,
+            image,
+        } => {
+            let v = Verdict::new(
+                Cause::ImagePullFailed,
+                format!(
+                    "the image {} cannot be pulled ({}, {pods_word})",
+                    safe(image),
+                    safe(reason)
+                ),
+            )
+            .step(
+                "check that the tag or digest exists and that the cluster may pull from the registry (an imagePullSecret)",
+                None,
+            );
+            rollback_step(rt, v).evidence(object, pod.created, message)
+        }
+        Problem::OutOfMemory { limit, restarts } => {
+            let limit = limit
+                .as_deref()
+                .map_or("no limit set on the container".to_string(), |l| {
+                    format!("limit {}", safe(l))
+                });
+            Verdict::new(
+                Cause::OOMKilled,
+                format!(
+                    "the container is killed for running out of memory ({limit}; {pods_word}, {restarts} restarts)"
+                ),
+            )
+            .step(
+                "raise spec.resources.limits.memory, or find what grew in the previous run's log",
+                Some(logs),
+            )
+            .evidence(object, pod.created, "OOMKilled (exit code 137)")
+        }
+        Problem::CrashLoop {
+            exit_code,
+            reason,
+            message,
+            restarts,
+        } => {
+            let exit = exit_code.map_or("no exit code".to_string(), |c| format!("exit code {c}"));
+            let why = reason
+                .as_deref()
+                .map_or(String::new(), |r| format!(", {}", safe(r)));
+            let v = Verdict::new(
+                Cause::CrashLoop,
+                format!(
+                    "the container keeps crashing (last {exit}{why}; {pods_word}, {restarts} restarts)"
+                ),
+            )
+            .step("read why in the previous run's log", Some(logs));
+            rollback_step(rt, v).evidence(object, pod.created, message.as_deref().unwrap_or(""))
+        }
+        Problem::Unschedulable { message } => Verdict::new(
+            Cause::Unschedulable,
+            format!("no node can take the pods ({pods_word}): {}", safe(message)),
+        )
+        .step(
+            "make a node fit, or relax what the scheduler names: spec.scheduling (nodeSelector, tolerations, affinity) or spec.resources.requests",
+            Some(shell_command(&["kubectl", "get", "nodes", "--show-labels"])),
+        )
+        .evidence(object, pod.created, message),
+        _ => return None,
+    };
+    Some(v)
+}
+
+/// Pods the ReplicaSet controller cannot create (quota, Pod Security, an
+/// admission webhook): the ReplicaSet's (or the Deployment's)
+/// `ReplicaFailure`.
+fn not_created(
+    rt: &TrussiumRuntime,
+    deployment: Option<&Deployment>,
+    replica_sets: &[ReplicaSet],
+) -> Option<Verdict> {
+    let ns = rt.namespace().unwrap_or_default();
+    let from_sets = replica_sets.iter().find_map(|rs| {
+        let c = rs
+            .status
+            .as_ref()?
+            .conditions
+            .as_deref()?
+            .iter()
+            .find(|c| c.type_ == "ReplicaFailure" && c.status == "True")?;
+        Some((
+            format!("ReplicaSet/{}", rs.name_any()),
+            c.last_transition_time.as_ref().map(|t| t.0),
+            c.message.clone().unwrap_or_default(),
+        ))
+    });
+    let from_deployment = || {
+        let d = deployment?;
+        let c = d
+            .status
+            .as_ref()?
+            .conditions
+            .as_deref()?
+            .iter()
+            .find(|c| c.type_ == "ReplicaFailure" && c.status == "True")?;
+        Some((
+            format!("Deployment/{}", d.name_any()),
+            c.last_transition_time.as_ref().map(|t| t.0),
+            c.message.clone().unwrap_or_default(),
+        ))
+    };
+    let (object, since, message) = from_sets.or_else(from_deployment)?;
+    let v = Verdict::new(
+        Cause::PodsNotCreated,
+        format!("pods are not created: {}", safe(&message)),
+    );
+    let v = if message.contains("exceeded quota") {
+        v.step(
+            "a ResourceQuota refuses the pods: raise it, or lower spec.replicas or spec.resources",
+            Some(shell_command(&[
+                "kubectl",
+                "describe",
+                "resourcequota",
+                "-n",
+                &ns,
+            ])),
+        )
+    } else if message.contains("PodSecurity") {
+        v.step(
+            "the namespace's Pod Security level refuses the pod: the message names the fields; see the namespace's labels",
+            Some(shell_command(&["kubectl", "get", "namespace", &ns, "--show-labels"])),
+        )
+    } else if message.contains("admission webhook") {
+        v.step(
+            "an admission webhook refuses the pod: the message names it and why",
+            Some(shell_command(&[
+                "kubectl",
+                "get",
+                "validatingwebhookconfigurations,mutatingwebhookconfigurations",
+            ])),
+        )
+    } else {
+        v.step("the message says what refuses the pods", None)
+    };
+    Some(v.evidence(object, since, &message))
+}
+
+/// Containers that run and are never ready: the readiness probe fails.
+fn ready_but_probe_fails(rt: &TrussiumRuntime, views: &[PodView]) -> Option<Verdict> {
+    let ns = rt.namespace().unwrap_or_default();
+    let failing: Vec<&PodView> = views
+        .iter()
+        .filter(|v| matches!(v.problem, Some(Problem::NotReady { .. })))
+        .collect();
+    let first = failing.first()?;
+    let since = match first.problem {
+        Some(Problem::NotReady { since }) => since,
+        _ => None,
+    };
+    let pods_word = if failing.len() == 1 {
+        format!("pod {}", first.name)
+    } else {
+        format!("{} pods", failing.len())
+    };
+    Some(
+        Verdict::new(
+            Cause::ContainerNotReady,
+            format!(
+                "the container runs but never becomes ready ({pods_word}): its readiness probe fails"
+            ),
+        )
+        .step(
+            "read the container's log: the gateway reports why it is not ready (a provider it cannot reach, a bad model)",
+            Some(shell_command(&[
+                "kubectl",
+                "logs",
+                &first.name,
+                "-n",
+                &ns,
+                "-c",
+                trussium_api::operator::RUNTIME_CONTAINER,
+            ])),
+        )
+        .evidence(format!("Pod/{}", first.name), since, "running, not ready"),
+    )
+}
+
+/// A rollback, when an earlier image rolled out and is not the one wanted.
+fn rollback_step(rt: &TrussiumRuntime, v: Verdict) -> Verdict {
+    let last = rt
+        .status
+        .as_ref()
+        .and_then(|s| s.last_successful_image.as_deref());
+    match last {
+        Some(last) if last != rt.spec.image.reference() => {
+            let name = rt.name_any();
+            let ns = rt.namespace().unwrap_or_default();
+            v.step(
+                format!("or go back to {}, which rolled out", safe(last)),
+                Some(shell_command(&[
+                    "kubectl", "trussium", "rollback", &name, "-n", &ns, "--wait",
+                ])),
+            )
+        }
+        _ => v,
+    }
+}
+
+/// The Warning Events about the runtime's pods, ReplicaSets, Deployment,
+/// autoscaler and itself, newest last; for a Ready runtime none.
+fn related_events(e: &Evidence, views: &[PodView], cause: Cause, quoted: &[Item]) -> Vec<Item> {
+    if cause.is_ready() {
+        return Vec::new();
+    }
+    let Some(Read::Got(events)) = &e.events else {
+        return Vec::new();
+    };
+    let rt = &e.runtime;
+    let mut names: BTreeSet<(String, String)> = views
+        .iter()
+        .map(|v| ("Pod".to_string(), v.name.clone()))
+        .collect();
+    for rs in e.replica_sets.got().map(Vec::as_slice).unwrap_or_default() {
+        names.insert(("ReplicaSet".to_string(), rs.name_any()));
+    }
+    for kind in ["Deployment", "HorizontalPodAutoscaler", "TrussiumRuntime"] {
+        names.insert((kind.to_string(), rt.name_any()));
+    }
+    let mut items: Vec<(Option<Timestamp>, Item)> = events
+        .iter()
+        .filter(|ev| ev.type_.as_deref() == Some("Warning"))
+        .filter_map(|ev| {
+            let regarding = ev.regarding.as_ref()?;
+            let key = (regarding.kind.clone()?, regarding.name.clone()?);
+            names.contains(&key).then(|| {
+                let when = crate::runtime_events::last_seen(ev);
+                let reason = ev.reason.clone().unwrap_or_default();
+                let note = ev.note.clone().unwrap_or_default();
+                (
+                    when,
+                    Item {
+                        object: format!("{}/{}", key.0, key.1),
+                        since: when,
+                        message: format!("{reason}: {note}"),
+                    },
+                )
+            })
+        })
+        .collect();
+    items.sort_by_key(|(when, _)| *when);
+    // Controllers repeat themselves (a FailedCreate per attempt, a
+    // FailedScheduling per pod): the latest of each reason about each kind
+    // says it, unless the verdict quotes it already.
+    let mut seen: BTreeSet<(String, String)> = quoted
+        .iter()
+        .map(|i| (String::new(), i.message.clone()))
+        .collect();
+    items.reverse();
+    items.retain(|(_, item)| {
+        let kind = item.object.split_once('/').map_or("", |(k, _)| k);
+        let (reason, note) = item.message.split_once(": ").unwrap_or(("", &item.message));
+        !seen.contains(&(String::new(), note.to_string()))
+            && seen.insert((kind.to_string(), reason.to_string()))
+    });
+    items.reverse();
+    // The latest few: the evidence, not the history.
+    let skip = items.len().saturating_sub(MAX_EVENTS);
+    items.into_iter().skip(skip).map(|(_, i)| i).collect()
+}
+
+/// How many Events the evidence quotes.
+const MAX_EVENTS: usize = 8;
+
+/// An autoscaler that cannot compute its metrics (it then holds the replica
+/// count where it is): worth saying even on a Ready runtime.
+fn autoscaler_warning(e: &Evidence) -> Option<String> {
+    let Some(Read::Got(Some(hpa))) = &e.autoscaler else {
+        return None;
+    };
+    let c = hpa
+        .status
+        .as_ref()?
+        .conditions
+        .as_deref()?
+        .iter()
+        .find(|c| c.type_ == "ScalingActive" && c.status == "False")?;
+    Some(format!(
+        "the HorizontalPodAutoscaler cannot scale ({}): {} (is metrics-server installed?)",
+        safe(c.reason.as_deref().unwrap_or_default()),
+        safe(c.message.as_deref().unwrap_or_default())
+    ))
+}
+
+fn note_unread<T>(unread: &mut Vec<String>, read: &Read<T>, what: &str) {
+    match read {
+        Read::Got(_) => {}
+        Read::Forbidden(request) => unread.push(format!(
+            "{what}: forbidden to {request}; diagnosed without them"
+        )),
+        Read::Failed(error) => unread.push(format!("{what}: {}", safe(error))),
+    }
+}
+
+#[cfg(test)]
+mod tests;
