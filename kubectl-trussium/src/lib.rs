@@ -28,6 +28,7 @@ pub mod request_log;
 pub mod revisions;
 pub mod rollout;
 pub mod runtime_events;
+pub mod runtime_pods;
 pub mod table;
 pub mod terminal;
 pub mod tls;

@@ -30,6 +30,7 @@ use crate::diagnosis::render::{render_detail, render_triage};
 use crate::diagnosis::{Diagnosis, Evidence, Read, diagnose};
 use crate::error::{DEPLOYMENTS, EVENTS, Error, REPLICA_SETS, Request, Result};
 use crate::output::{self, OutputFormat, Palette};
+use crate::runtime_pods;
 
 /// How many lines of a crashed container's previous run diagnose quotes.
 const LOG_LINES: i64 = 10;
@@ -80,7 +81,7 @@ async fn one(
 ) -> Result<()> {
     let runtime = target.get_runtime(name).await?;
     let ns = target.namespace.as_str();
-    let selector = ListParams::default().labels(&instance_selector(name));
+    let selector = ListParams::default().labels(&runtime_pods::selector(name));
     let autoscaling = crate::interpret::autoscaling_enabled(&runtime);
     let (deployment, replica_sets, pods, events, autoscaler) = tokio::join!(
         read_one::<Deployment>(target, ns, name, DEPLOYMENTS),
@@ -185,16 +186,6 @@ async fn triage(target: &Target, format: Option<OutputFormat>, palette: Palette)
             all.len()
         )))
     }
-}
-
-/// The pods of one runtime: the operator's selector labels.
-fn instance_selector(name: &str) -> String {
-    format!(
-        "{}={},{}={name}",
-        keys::NAME,
-        keys::NAME_VALUE,
-        keys::INSTANCE
-    )
 }
 
 /// Whatever the operator manages, of every runtime.

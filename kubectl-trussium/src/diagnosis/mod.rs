@@ -168,10 +168,7 @@ pub fn diagnose(e: &Evidence) -> Diagnosis {
         .iter()
         .map(|p| pods::view(p, current.as_deref()))
         .collect();
-    // New revision first, then by name: the pods that decide the rollout.
-    views.sort_by(|a, b| {
-        (a.revision != Revision::New, &a.name).cmp(&(b.revision != Revision::New, &b.name))
-    });
+    pods::sort(&mut views);
 
     let verdict = verdict(e, deployment, replica_sets, &views);
     let mut evidence = verdict.evidence;

@@ -170,6 +170,25 @@ pub fn view(pod: &Pod, current: Option<&str>) -> PodView {
     }
 }
 
+/// `pod` as `status` shows it, without its ReplicaSet: new when it runs the
+/// image the runtime asks for, old otherwise.
+pub fn view_by_image(pod: &Pod, desired_image: &str) -> PodView {
+    let mut v = view(pod, None);
+    v.revision = if v.image.as_deref() == Some(desired_image) {
+        Revision::New
+    } else {
+        Revision::Old
+    };
+    v
+}
+
+/// New revision first, then by name: the pods that decide a rollout.
+pub fn sort(views: &mut [PodView]) {
+    views.sort_by(|a, b| {
+        (a.revision != Revision::New, &a.name).cmp(&(b.revision != Revision::New, &b.name))
+    });
+}
+
 /// Why the pod is not ready; `None` when it is.
 fn problem(pod: &Pod, container: Option<&ContainerStatus>) -> Option<Problem> {
     if pod.metadata.deletion_timestamp.is_some() {
@@ -321,6 +340,8 @@ mod tests {
         assert_eq!(v.image.as_deref(), Some("r/t:v1"));
         assert_eq!(view(&p, Some("def")).revision, Revision::Old);
         assert_eq!(view(&p, None).revision, Revision::Unknown);
+        assert_eq!(view_by_image(&p, "r/t:v1").revision, Revision::New);
+        assert_eq!(view_by_image(&p, "r/t:v2").revision, Revision::Old);
     }
 
     #[test]

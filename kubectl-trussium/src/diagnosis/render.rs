@@ -92,7 +92,8 @@ pub fn render_triage(all: &[Diagnosis], palette: Palette) -> String {
     out
 }
 
-fn pods_table(pods: &[PodView], now: Timestamp, palette: Palette) -> String {
+/// The pods as a table, indented under a section title.
+pub fn pods_table(pods: &[PodView], now: Timestamp, palette: Palette) -> String {
     let mut t = table::new(
         &[
             "NAME", "REVISION", "PHASE", "READY", "RESTARTS", "AGE", "STATE",

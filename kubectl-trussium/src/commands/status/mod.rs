@@ -15,9 +15,10 @@ use crate::client::Target;
 use crate::error::{Error, RUNTIMES, Request, Result};
 use crate::fetched::Fetched;
 use crate::output::{self, OutputFormat, Palette};
-use crate::runtime_events;
+use crate::{runtime_events, runtime_pods};
 
-use render::{RecentEvents, render_detail, render_list};
+pub use render::{RecentEvents, RuntimePods, Section};
+use render::{render_detail, render_list};
 use watch::{watch_detail, watch_list};
 
 pub async fn run(target: &Target, args: &StatusArgs, palette: Palette) -> Result<()> {
@@ -26,10 +27,11 @@ pub async fn run(target: &Target, args: &StatusArgs, palette: Palette) -> Result
             if let Some(format) = args.output {
                 return output::print(&machine(&target.get_fetched(name).await?, format)?);
             }
-            // The runtime and its Events in parallel: one round trip.
-            let (fetched, events) = tokio::join!(
+            // The runtime, its Events and pods in parallel: one round trip.
+            let (fetched, events, pods) = tokio::join!(
                 target.get_fetched(name),
-                runtime_events::for_name(target, name)
+                runtime_events::for_name(target, name),
+                runtime_pods::list(target, name)
             );
             let fetched = fetched?;
             let Some(rt) = fetched.runtime else {
@@ -46,10 +48,12 @@ pub async fn run(target: &Target, args: &StatusArgs, palette: Palette) -> Result
                 }
                 Err(e) => RecentEvents::Unavailable(e.to_string()),
             };
+            let pods = runtime_pods::section(&rt, pods);
             output::print(&render_detail(
                 &rt,
                 fetched.problem.as_deref(),
                 &recent,
+                &pods,
                 Timestamp::now(),
                 palette,
             ))

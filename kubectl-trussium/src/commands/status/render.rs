@@ -10,6 +10,8 @@ use trussium_api::validation::syntax::without_user_info;
 use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus};
 
 use crate::age;
+use crate::diagnosis::pods::PodView;
+use crate::diagnosis::render::pods_table;
 use crate::fetched::Fetched;
 use crate::interpret::{
     TERMINATING, condition_health, desired_replicas, next_steps, ordered_conditions, summary,
@@ -23,13 +25,20 @@ use crate::terminal::safe;
 /// How many Events the detailed view shows.
 pub const RECENT_EVENTS: usize = 5;
 
-/// The Events section of the detailed view: the Events, or why there are
-/// none (a failure to read Events does not fail `status`).
+/// A section of the detailed view read beside the runtime: what was read,
+/// or why it could not be (a failure to read Events or pods does not fail
+/// `status`).
 #[derive(Debug, Clone)]
-pub enum RecentEvents {
-    Shown(Vec<Event>),
+pub enum Section<T> {
+    Shown(T),
     Unavailable(String),
 }
+
+/// The runtime's Events, oldest first.
+pub type RecentEvents = Section<Vec<Event>>;
+
+/// The runtime's pods, new revision first.
+pub type RuntimePods = Section<Vec<PodView>>;
 
 // The list view
 
@@ -174,6 +183,7 @@ pub fn render_detail(
     rt: &TrussiumRuntime,
     problem: Option<&str>,
     recent: &RecentEvents,
+    pods: &RuntimePods,
     now: Timestamp,
     palette: Palette,
 ) -> String {
@@ -209,6 +219,7 @@ pub fn render_detail(
     next_steps_section(&mut out, rt, palette);
     images_section(&mut out, rt, &status, palette);
     conditions_section(&mut out, &status, now, palette);
+    pods_section(&mut out, pods, now, palette);
     events_section(&mut out, recent, now, palette);
     out
 }
@@ -357,6 +368,26 @@ fn conditions_section(
     }
 }
 
+/// Each pod: its revision (the image asked for, or an older one), phase,
+/// readiness, restarts, age, and why it is not ready.
+fn pods_section(out: &mut String, pods: &RuntimePods, now: Timestamp, palette: Palette) {
+    out.push('\n');
+    out.push_str(&palette.bold("Pods"));
+    match pods {
+        Section::Shown(list) if list.is_empty() => {
+            out.push_str(&format!("\n  {}\n", palette.dim("none")));
+        }
+        Section::Shown(list) => {
+            out.push('\n');
+            out.push_str(&pods_table(list, now, palette));
+        }
+        Section::Unavailable(why) => out.push_str(&format!(
+            "\n  {}\n",
+            palette.warn(&format!("unavailable: {}", safe(why)))
+        )),
+    }
+}
+
 fn events_section(out: &mut String, recent: &RecentEvents, now: Timestamp, palette: Palette) {
     out.push('\n');
     match recent {
@@ -390,6 +421,24 @@ mod tests {
     use super::*;
     use crate::fixtures::{UPGRADING, at, event, now, runtime};
 
+    /// The detailed view of a runtime without pods.
+    fn detail(
+        rt: &TrussiumRuntime,
+        problem: Option<&str>,
+        recent: &RecentEvents,
+        now: Timestamp,
+        palette: Palette,
+    ) -> String {
+        render_detail(
+            rt,
+            problem,
+            recent,
+            &Section::Shown(Vec::new()),
+            now,
+            palette,
+        )
+    }
+
     #[test]
     fn detail_view_plain() {
         let rt = runtime(UPGRADING);
@@ -409,7 +458,7 @@ mod tests {
                 "Upgrading from v1.22.0 to v1.23.0.",
             ),
         ]);
-        let text = render_detail(&rt, None, &recent, now(), Palette::PLAIN);
+        let text = detail(&rt, None, &recent, now(), Palette::PLAIN);
         let want = "\
 Name:         private-ai
 Namespace:    trussium
@@ -437,6 +486,9 @@ Conditions
   Degraded             False    AsExpected           13m   The runtime is progressing normally.
   Upgrading            True     UpgradeInProgress    20s   Rolling out v1.23.0.
 
+Pods
+  none
+
 Events
   AGE   TYPE     REASON                  ACTION      NOTE
   11m   Normal   RuntimeReady            Reconcile   All requested replicas are ready.
@@ -446,9 +498,74 @@ Events
     }
 
     #[test]
+    fn the_pods_section_shows_each_pod_or_why_not() {
+        use crate::diagnosis::pods::{Problem, Revision};
+        let rt = runtime(UPGRADING);
+        let pod = |name: &str, revision, ready, problem| PodView {
+            name: name.to_string(),
+            revision,
+            image: None,
+            phase: "Running".to_string(),
+            ready,
+            restarts: 2,
+            created: Some(at(-90)),
+            problem,
+        };
+        let pods = RuntimePods::Shown(vec![
+            pod(
+                "private-ai-new-1",
+                Revision::New,
+                false,
+                Some(Problem::CrashLoop {
+                    exit_code: Some(1),
+                    reason: None,
+                    message: None,
+                    restarts: 2,
+                }),
+            ),
+            pod("private-ai-old-1", Revision::Old, true, None),
+        ]);
+        let text = render_detail(
+            &rt,
+            None,
+            &RecentEvents::Shown(vec![]),
+            &pods,
+            now(),
+            Palette::PLAIN,
+        );
+        assert!(
+            text.contains(
+                "Pods
+  NAME               REVISION   PHASE     READY   RESTARTS   AGE   STATE
+  private-ai-new-1   new        Running   0/1     2          90s   CrashLoopBackOff (exit 1)
+  private-ai-old-1   old        Running   1/1     2          90s
+"
+            ),
+            "{text}"
+        );
+        let denied = RuntimePods::Unavailable(
+            "forbidden: you may not list pods in namespace \"trussium\"".into(),
+        );
+        let text = render_detail(
+            &rt,
+            None,
+            &RecentEvents::Shown(vec![]),
+            &denied,
+            now(),
+            Palette::PLAIN,
+        );
+        assert!(
+            text.contains(
+                "Pods\n  unavailable: forbidden: you may not list pods in namespace \"trussium\"\n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn detail_view_coloured_highlights() {
         let rt = runtime(UPGRADING);
-        let text = render_detail(
+        let text = detail(
             &rt,
             None,
             &RecentEvents::Shown(vec![]),
@@ -472,7 +589,7 @@ Events
         rt.spec.image.tag = None;
         rt.spec.image.digest =
             Some("sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef".into());
-        let text = render_detail(
+        let text = detail(
             &rt,
             None,
             &RecentEvents::Unavailable("forbidden: you may not list events.events.k8s.io".into()),
@@ -506,7 +623,7 @@ Events
         let list = (0..8)
             .map(|i| event(&format!("e{i}"), "Normal", &format!("Reason{i}"), i, "n"))
             .collect();
-        let text = render_detail(
+        let text = detail(
             &rt,
             None,
             &RecentEvents::Shown(list),
@@ -555,7 +672,7 @@ digest-pinned   -       3         openai     gpt-5      sha256:abcdef012345   13
     fn a_credential_in_the_base_url_is_not_shown() {
         let mut rt = runtime(UPGRADING);
         rt.spec.provider.base_url = Some("https://alice:sk-live-123@api.example.com/v1".into());
-        let text = render_detail(
+        let text = detail(
             &rt,
             None,
             &RecentEvents::Shown(vec![]),
@@ -586,7 +703,7 @@ digest-pinned   -       3         openai     gpt-5      sha256:abcdef012345   13
             s.conditions[0].message = format!("{}\n", "x".repeat(200_000));
             s.current_image = Some("r/x:v1\r\u{9b}2K".into());
         }
-        let text = render_detail(
+        let text = detail(
             &rt,
             None,
             &RecentEvents::Shown(vec![]),
@@ -633,16 +750,19 @@ digest-pinned   -       3         openai     gpt-5      sha256:abcdef012345   13
             lines[3],
             "odd: cannot read its status: invalid value: integer `9223372036854775807`, expected i32"
         );
-        let detail = render_detail(
+        let leaving_view = detail(
             &leaving,
             None,
             &RecentEvents::Shown(vec![]),
             now(),
             Palette::PLAIN,
         );
-        assert!(detail.contains("Status:       Terminating\n"), "{detail}");
-        assert!(!detail.contains("Next steps"), "{detail}");
-        let unread = render_detail(
+        assert!(
+            leaving_view.contains("Status:       Terminating\n"),
+            "{leaving_view}"
+        );
+        assert!(!leaving_view.contains("Next steps"), "{leaving_view}");
+        let unread = detail(
             &runtime(UPGRADING),
             Some("bad\u{1b}"),
             &RecentEvents::Shown(vec![]),
@@ -691,7 +811,7 @@ digest-pinned   -       3         openai     gpt-5      sha256:abcdef012345   13
                 }
             }
         }
-        let text = render_detail(
+        let text = detail(
             &rt,
             None,
             &RecentEvents::Shown(vec![]),

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use futures::{Stream, StreamExt};
+use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::ListParams;
@@ -11,15 +12,15 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Resource, ResourceExt};
 use trussium_api::TrussiumRuntime;
 
-use super::render::{RecentEvents, render_detail, render_list};
+use super::render::{RecentEvents, RuntimePods, render_detail, render_list};
 use super::{machine, machine_list, nothing_found};
 
 use crate::client::{Target, watch_error_is_fatal};
 use crate::error::{EVENTS, RUNTIMES, Request, Result};
 use crate::fetched::Fetched;
 use crate::output::{self, OutputFormat, Palette};
-use crate::runtime_events;
 use crate::terminal::safe;
+use crate::{runtime_events, runtime_pods};
 
 /// Objects kept up to date from a watcher, keyed by namespace/name.
 struct Mirror<K> {
@@ -125,6 +126,7 @@ where
 enum Change {
     Runtime(Result<watcher::Event<Fetched>, watcher::Error>),
     Event(Result<watcher::Event<Event>, watcher::Error>),
+    Pod(Result<watcher::Event<Pod>, watcher::Error>),
 }
 
 pub(super) async fn watch_detail(
@@ -149,12 +151,22 @@ pub(super) async fn watch_detail(
     )
     .default_backoff()
     .map(Change::Event);
-    let mut changes = futures::stream::select(runtimes.boxed(), event_stream.boxed());
+    let pods_api: Api<Pod> = Api::namespaced(target.client.clone(), &target.namespace);
+    let pod_stream = watcher(
+        pods_api,
+        watcher::Config::default().labels(&runtime_pods::selector(name)),
+    )
+    .default_backoff()
+    .map(Change::Pod);
+    let mut changes =
+        futures::stream::select_all([runtimes.boxed(), event_stream.boxed(), pod_stream.boxed()]);
 
     let mut state = DetailState {
         runtime: Some(first),
         events: Mirror::new(),
         events_problem: None,
+        pods: Mirror::new(),
+        pods_problem: None,
     };
     let mut screen = Screen::new();
     let mut last_version = String::new();
@@ -188,6 +200,8 @@ struct DetailState {
     runtime: Option<Fetched>,
     events: Mirror<Event>,
     events_problem: Option<String>,
+    pods: Mirror<Pod>,
+    pods_problem: Option<String>,
 }
 
 impl DetailState {
@@ -210,6 +224,14 @@ impl DetailState {
             Change::Event(Err(e)) => {
                 let req = Request::new("watch", EVENTS).namespace(Some(&target.namespace));
                 self.events_problem = Some(target.fail_watch(req, e).to_string());
+            }
+            Change::Pod(Ok(pod)) => {
+                self.pods_problem = None;
+                self.pods.apply(pod);
+            }
+            Change::Pod(Err(e)) => {
+                let req = Request::new("watch", "pods").namespace(Some(&target.namespace));
+                self.pods_problem = Some(target.fail_watch(req, e).to_string());
             }
         }
         Ok(())
@@ -235,9 +257,18 @@ impl DetailState {
             rt,
             fetched.problem.as_deref(),
             &self.recent(rt),
+            &self.pods(rt),
             Timestamp::now(),
             palette,
         )
+    }
+
+    /// The runtime's pods, or why they are not known.
+    fn pods(&self, rt: &TrussiumRuntime) -> RuntimePods {
+        match &self.pods_problem {
+            Some(why) => RuntimePods::Unavailable(why.clone()),
+            None => RuntimePods::Shown(runtime_pods::views(rt, self.pods.items.values())),
+        }
     }
 
     /// The runtime's Events, oldest first, or why they are not known.

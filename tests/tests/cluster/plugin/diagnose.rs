@@ -119,6 +119,20 @@ async fn diagnose_tells_each_pod_failure_apart() -> TestResult {
         )
         .await?;
 
+        // status shows the same pods: the new one that cannot pull, the old
+        // ones still serving.
+        let out = trussium(h, &["status", "pull"]).await?;
+        ensure_exit(&out, 0, "status of a runtime that is not Ready")?;
+        let pods = out.stdout.split_once("\nPods\n").map(|(_, p)| p).unwrap_or_default();
+        let rows: Vec<&str> = pods.lines().take_while(|l| l.starts_with("  ")).collect();
+        ensure(
+            rows.len() == 4
+                && rows[1].contains(" new ")
+                && rows[1].contains("ImagePullBackOff")
+                && rows[2..].iter().all(|r| r.contains(" old ") && r.contains("1/1")),
+            format!("the pods of status pull: {rows:#?}\n{out}"),
+        )?;
+
         diagnosed(h, "crash", "CrashLoop").await?;
         report(
             h,
@@ -225,6 +239,16 @@ async fn diagnose_tells_each_pod_failure_apart() -> TestResult {
         .await?;
         eprintln!("$ kubectl trussium diagnose nowhere   # without pods or Events\n{}", out.stdout);
         ensure_exit(&out, NOT_READY, "a partial diagnosis")?;
+        let status = run_to_end(kubectl_trussium_as(
+            &path,
+            &["status", "nowhere", "-n", h.namespace()],
+        )?)
+        .await?;
+        ensure_contains(
+            &status.stdout,
+            &["Pods\n  unavailable: forbidden: system:serviceaccount:"],
+            &status,
+        )?;
         ensure_contains(
             &out.stdout,
             &[
