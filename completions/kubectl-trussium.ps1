@@ -55,6 +55,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Set the number of runtime replicas (0 scales the runtime down)')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Show the runtime''s Events, oldest first')
             [CompletionResult]::new('diagnose', 'diagnose', [CompletionResultType]::ParameterValue, 'Say why a runtime is not Ready: the root cause first, with the next step, then the evidence')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print the runtime container''s log from every pod, each line prefixed with its pod; -f follows')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check the cluster, the CRD, the operator, its leader and your access; say what to fix')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install (or upgrade) the CRD and the operator of this plugin''s version')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the operator; the CRD and the runtimes stay')
@@ -296,6 +297,44 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-trussium;logs' {
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only lines newer than this, e.g. 30s, 5m, 1h')
+            [CompletionResult]::new('--tail', '--tail', [CompletionResultType]::ParameterName, 'Only the last N lines of each pod')
+            [CompletionResult]::new('--pod', '--pod', [CompletionResultType]::ParameterName, 'Only this pod of the runtime')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeat for several); needs --as')
+            [CompletionResult]::new('--as-uid', '--as-uid', [CompletionResultType]::ParameterName, 'UID to impersonate; needs --as')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The address of the API server (https://HOST:PORT)')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'The address of the API server (https://HOST:PORT)')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Bearer token for authentication to the API server')
+            [CompletionResult]::new('--certificate-authority', '--certificate-authority', [CompletionResultType]::ParameterName, 'A CA certificate file (PEM) to verify the API server with')
+            [CompletionResult]::new('--client-certificate', '--client-certificate', [CompletionResultType]::ParameterName, 'A client certificate file (PEM) for TLS')
+            [CompletionResult]::new('--client-key', '--client-key', [CompletionResultType]::ParameterName, 'A client key file (PEM) for TLS')
+            [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'The server name to verify the API server''s certificate against')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Keep streaming: new lines, and the pods that start meanwhile')
+            [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'Keep streaming: new lines, and the pods that start meanwhile')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'The previous run of each container (after a crash or a restart)')
+            [CompletionResult]::new('--previous', '--previous', [CompletionResultType]::ParameterName, 'The previous run of each container (after a crash or a restart)')
+            [CompletionResult]::new('--timestamps', '--timestamps', [CompletionResultType]::ParameterName, 'Start each line with its timestamp')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
+            [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the API server''s certificate (insecure)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-trussium;check' {
             [CompletionResult]::new('--operator-namespace', '--operator-namespace', [CompletionResultType]::ParameterName, 'The namespace the operator is installed in (default: trussium-system)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Print machine-readable output instead of the checklist')
@@ -497,6 +536,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Set the number of runtime replicas (0 scales the runtime down)')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Show the runtime''s Events, oldest first')
             [CompletionResult]::new('diagnose', 'diagnose', [CompletionResultType]::ParameterValue, 'Say why a runtime is not Ready: the root cause first, with the next step, then the evidence')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print the runtime container''s log from every pod, each line prefixed with its pod; -f follows')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check the cluster, the CRD, the operator, its leader and your access; say what to fix')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install (or upgrade) the CRD and the operator of this plugin''s version')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the operator; the CRD and the runtimes stay')
@@ -525,6 +565,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             break
         }
         'kubectl-trussium;help;diagnose' {
+            break
+        }
+        'kubectl-trussium;help;logs' {
             break
         }
         'kubectl-trussium;help;check' {

@@ -103,6 +103,10 @@ pub enum Command {
     #[command(after_help = crate::commands::diagnose::HELP)]
     Diagnose(crate::commands::diagnose::DiagnoseArgs),
 
+    /// Print the runtime container's log from every pod, each line prefixed with its pod; -f follows
+    #[command(after_help = crate::commands::logs::HELP)]
+    Logs(crate::commands::logs::LogsArgs),
+
     /// Check the cluster, the CRD, the operator, its leader and your access; say what to fix
     #[command(after_help = CHECK_HELP)]
     Check(CheckArgs),

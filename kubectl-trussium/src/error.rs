@@ -220,6 +220,9 @@ pub enum Error {
     /// `check`: at least one check failed.
     #[error("{failed} of {total} checks failed")]
     ChecksFailed { failed: usize, total: usize },
+    /// `logs`: the runtime has no pods to read.
+    #[error("TrussiumRuntime {0:?} has no pods")]
+    NoPods(String),
     /// `diagnose`: the runtime (or one of them) is not Ready; the diagnosis
     /// printed says why.
     #[error("{0}")]
@@ -281,6 +284,7 @@ impl Error {
             Error::BrokenPipe => Exit::Ok,
             Error::Config(_)
             | Error::CrdMissing
+            | Error::NoPods(_)
             | Error::NotFound { .. }
             | Error::Forbidden { .. }
             | Error::Unauthorized { .. }
@@ -370,6 +374,9 @@ impl Error {
             Error::ChecksFailed { .. } => {
                 Some("each ✗ above says what to do next".to_string())
             }
+            Error::NoPods(name) => Some(format!(
+                "it is scaled to zero, or its pods are not created: kubectl trussium diagnose {name} says why"
+            )),
             _ => None,
         }
     }

@@ -4,7 +4,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::ResourceExt;
-use trussium_api::{TrussiumRuntime, condition_type, reason};
+use trussium_api::{ConditionStatus, TrussiumRuntime, condition_type, reason};
 
 use crate::output::Health;
 use crate::terminal::{is_object_name, is_secret_key, safe, shell_command};
@@ -30,6 +30,41 @@ pub fn terminating(rt: &TrussiumRuntime) -> bool {
     rt.metadata.deletion_timestamp.is_some()
 }
 
+/// Whether a condition's status is `status`, read as `kubectl wait` reads it
+/// (anything but `True` and `False` is `Unknown`).
+pub fn status_is<C: HasStatus>(c: &C, status: ConditionStatus) -> bool {
+    ConditionStatus::parse(c.status()) == status
+}
+
+/// A condition of any kind (ours, a Deployment's, a pod's): its status.
+pub trait HasStatus {
+    fn status(&self) -> &str;
+}
+
+impl<T: HasStatus> HasStatus for &T {
+    fn status(&self) -> &str {
+        (**self).status()
+    }
+}
+
+macro_rules! has_status {
+    ($($kind:ty),*) => {$(
+        impl HasStatus for $kind {
+            fn status(&self) -> &str {
+                &self.status
+            }
+        }
+    )*};
+}
+
+has_status!(
+    Condition,
+    k8s_openapi::api::apps::v1::DeploymentCondition,
+    k8s_openapi::api::apps::v1::ReplicaSetCondition,
+    k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondition,
+    k8s_openapi::api::core::v1::PodCondition
+);
+
 /// One word (and a few more) for the whole runtime.
 pub fn summary(rt: &TrussiumRuntime) -> (Health, String) {
     // Whatever its status last said, it is going away.
@@ -43,10 +78,10 @@ pub fn summary(rt: &TrussiumRuntime) -> (Health, String) {
         );
     };
     let cond = |t: &str| status.condition(t);
-    let is = |t: &str, s: &str| cond(t).is_some_and(|c| c.status == s);
+    let is = |t: &str, s: ConditionStatus| cond(t).is_some_and(|c| status_is(c, s));
     // The CRD puts no pattern on a reason: anyone with status rights picks it.
     let reason_of = |t: &str| cond(t).map(|c| safe(&c.reason)).unwrap_or_default();
-    if is(condition_type::CONFIGURATION_VALID, "False") {
+    if is(condition_type::CONFIGURATION_VALID, ConditionStatus::False) {
         return (
             Health::Bad,
             format!(
@@ -56,13 +91,13 @@ pub fn summary(rt: &TrussiumRuntime) -> (Health, String) {
         );
     }
     // The operator stopped trying: its reason says what it waits for.
-    if is(condition_type::STALLED, "True") {
+    if is(condition_type::STALLED, ConditionStatus::True) {
         return (
             Health::Bad,
             format!("Stalled ({})", reason_of(condition_type::STALLED)),
         );
     }
-    if is(condition_type::DEGRADED, "True") {
+    if is(condition_type::DEGRADED, ConditionStatus::True) {
         return (
             Health::Bad,
             format!("Degraded ({})", reason_of(condition_type::DEGRADED)),
@@ -71,19 +106,19 @@ pub fn summary(rt: &TrussiumRuntime) -> (Health, String) {
     if cond(condition_type::UPGRADING).is_some_and(|c| c.reason == reason::UPGRADE_FAILED) {
         return (Health::Bad, "Upgrade failed".to_string());
     }
-    if is(condition_type::UPGRADING, "True") {
+    if is(condition_type::UPGRADING, ConditionStatus::True) {
         return (
             Health::Warn,
             format!("Upgrading to {}", rt.spec.image.version()),
         );
     }
-    if is(condition_type::READY, "True") {
+    if is(condition_type::READY, ConditionStatus::True) {
         if cond(condition_type::READY).is_some_and(|c| c.reason == reason::SCALED_TO_ZERO) {
             return (Health::Neutral, "Scaled to zero".to_string());
         }
         return (Health::Good, "Ready".to_string());
     }
-    if is(condition_type::PROGRESSING, "True") {
+    if is(condition_type::PROGRESSING, ConditionStatus::True) {
         return (Health::Warn, "Progressing".to_string());
     }
     if status.conditions.is_empty() {
@@ -97,11 +132,11 @@ pub fn summary(rt: &TrussiumRuntime) -> (Health, String) {
 
 /// The colour of a condition's status, given what True means for its type.
 pub fn condition_health(c: &Condition) -> Health {
-    let (t, s, r) = (c.type_.as_str(), c.status.as_str(), c.reason.as_str());
-    if s == "Unknown" {
-        return Health::Warn;
-    }
-    let truth = s == "True";
+    let (t, r) = (c.type_.as_str(), c.reason.as_str());
+    let truth = match ConditionStatus::parse(&c.status) {
+        ConditionStatus::Unknown => return Health::Warn,
+        status => status == ConditionStatus::True,
+    };
     match t {
         condition_type::CONFIGURATION_VALID => good_if(truth),
         condition_type::AVAILABLE | condition_type::READY => {
@@ -162,7 +197,7 @@ pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
 
     if let Some(c) = status
         .condition(condition_type::CONFIGURATION_VALID)
-        .filter(|c| c.status == "False" && c.reason == reason::SECRET_NOT_FOUND)
+        .filter(|c| status_is(c, ConditionStatus::False) && c.reason == reason::SECRET_NOT_FOUND)
     {
         steps.extend(missing_secret_steps(rt, &ns, &c.message));
     }
@@ -197,7 +232,7 @@ pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
 
     if let Some(c) = status
         .condition(condition_type::STALLED)
-        .filter(|c| c.status == "True")
+        .filter(|c| status_is(c, ConditionStatus::True))
         && steps.is_empty()
     {
         steps.extend(stall_step(&c.reason, &c.message, &name, &ns));
@@ -205,7 +240,7 @@ pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
 
     let degraded = status
         .condition(condition_type::DEGRADED)
-        .is_some_and(|c| c.status == "True");
+        .is_some_and(|c| status_is(c, ConditionStatus::True));
     if degraded && steps.is_empty() {
         steps.push(NextStep {
             why: "the runtime is degraded; the Events say why".to_string(),

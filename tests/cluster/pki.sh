@@ -36,6 +36,10 @@ cert admin "/O=system:masters/CN=admin" "$client"
 cert kube-controller-manager "/CN=system:kube-controller-manager" "$client"
 cert kube-scheduler "/CN=system:kube-scheduler" "$client"
 cert kwok "/CN=kwok" "$client"
+# KWOK's server, which plays the nodes' kubelet API (pods/log). The API server
+# is given no kubelet CA, so it does not verify this; it only has to be TLS.
+cert kwok-serving "/CN=kwok-kubelet" \
+  'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1'
 
 # ServiceAccount tokens: the API server signs and verifies, the
 # controller-manager signs the tokens of its controllers.

@@ -105,9 +105,9 @@ if [ -e "$dir" ]; then
   "$here/down.sh"
 fi
 
-for p in "$port" "$TRUSSIUM_ETCD_PORT" "$TRUSSIUM_ETCD_PEER_PORT"; do
+for p in "$port" "$TRUSSIUM_ETCD_PORT" "$TRUSSIUM_ETCD_PEER_PORT" "$TRUSSIUM_KWOK_PORT"; do
   if ! port_free "$p"; then
-    echo "cluster-up: port $p on 127.0.0.1 is in use (set TRUSSIUM_APISERVER_PORT, TRUSSIUM_ETCD_PORT, TRUSSIUM_ETCD_PEER_PORT)" >&2
+    echo "cluster-up: port $p on 127.0.0.1 is in use (set TRUSSIUM_APISERVER_PORT, TRUSSIUM_ETCD_PORT, TRUSSIUM_ETCD_PEER_PORT, TRUSSIUM_KWOK_PORT)" >&2
     exit 1
   fi
 done
@@ -146,7 +146,8 @@ start kube-apiserver kube-apiserver \
   --audit-policy-file="$here/audit-policy.yaml" \
   --audit-log-path="$dir/audit.log" --audit-log-format=json --audit-log-mode=blocking \
   --audit-log-maxsize=100000 --audit-log-maxbackup=0 \
-  --endpoint-reconciler-type=none --profiling="${TRUSSIUM_APISERVER_PROFILING:-false}"
+  --endpoint-reconciler-type=none --profiling="${TRUSSIUM_APISERVER_PROFILING:-false}" \
+  --kubelet-preferred-address-types=InternalIP
 
 wait_until 90 "kube-apiserver /readyz" kubectl get --raw=/readyz
 
@@ -168,14 +169,42 @@ start kube-scheduler kube-scheduler \
   --kubeconfig="$dir/kube-scheduler.kubeconfig" \
   --leader-elect=false --secure-port=0
 
-# KWOK plays the kubelet of the nodes annotated kwok.x-k8s.io/node=fake.
+# Every container's log, as KWOK serves it (the CRI log format kubelets
+# write: one "<time> <stream> F <text>" line each); a crash-looping
+# container's previous run ends with its exit.
+cat > "$dir/runtime.log" <<'LOG'
+2026-12-01T10:00:00.000000000Z stdout F trussium gateway starting
+2026-12-01T10:00:01.000000000Z stdout F provider ollama reachable
+2026-12-01T10:00:02.000000000Z stdout F listening on :9000
+LOG
+cat > "$dir/runtime-previous.log" <<'LOG'
+2026-12-01T09:59:00.000000000Z stdout F trussium gateway starting
+2026-12-01T09:59:01.000000000Z stderr F error: model not found on the provider
+LOG
+cat > "$dir/kwok-logs.yaml" <<YAML
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterLogs
+metadata:
+  name: every-container
+spec:
+  logs:
+  - logsFile: $dir/runtime.log
+    previousLogsFile: $dir/runtime-previous.log
+    follow: true
+YAML
+
+# KWOK plays the kubelet of the nodes annotated kwok.x-k8s.io/node=fake, and
+# serves their kubelet API (pods/log) on 127.0.0.1, the nodes' InternalIP.
 start kwok kwok \
   --kubeconfig="$dir/kwok.kubeconfig" \
   --config="$here/kwok-stages.yaml" \
+  --config="$dir/kwok-logs.yaml" \
   --manage-all-nodes=false \
   --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
   --node-lease-duration-seconds=40 \
-  --cidr=10.244.0.0/16 --node-ip=10.240.0.1
+  --cidr=10.244.0.0/16 --node-ip=127.0.0.1 \
+  --server-address="127.0.0.1:$TRUSSIUM_KWOK_PORT" --node-port="$TRUSSIUM_KWOK_PORT" \
+  --tls-cert-file="$dir/pki/kwok-serving.crt" --tls-private-key-file="$dir/pki/kwok-serving.key"
 
 wait_until 60 "the KWOK nodes to be Ready" kubectl wait --for=condition=Ready node --all --timeout=5s
 wait_until 60 "the not-ready taints to be removed" \

@@ -337,6 +337,7 @@ mod tests {
                 "scale",
                 "events",
                 "diagnose",
+                "logs",
                 "check",
                 "install",
                 "uninstall",
@@ -348,7 +349,7 @@ mod tests {
         assert_eq!(p.directive, DIRECTIVE_NO_FILE);
         assert!(p.candidates[0].1.starts_with("Show one runtime"));
         assert_eq!(values(&plan(&words(&["s"]))), ["status", "scale"]);
-        assert_eq!(values(&plan(&words(&[]))).len(), 13);
+        assert_eq!(values(&plan(&words(&[]))).len(), 14);
         // The new commands complete like the old: by the kind of value.
         assert_eq!(
             plan(&words(&["history", ""])).lookup,

@@ -6,6 +6,7 @@ pub mod diagnose;
 pub mod events;
 pub mod history;
 pub mod install;
+pub mod logs;
 pub mod migrate;
 pub mod rollback;
 pub mod scale;
@@ -26,6 +27,7 @@ pub async fn run(cli: Cli) -> Result<()> {
     let one_namespace = match &cli.command {
         Command::Status(a) => a.name.is_some(),
         Command::Diagnose(a) => a.name.is_some(),
+        Command::Logs(_) => true,
         Command::Upgrade(_)
         | Command::Rollback(_)
         | Command::History(_)
@@ -54,6 +56,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Scale(args) => scale::run(&connect(global).await?, args, palette).await,
         Command::Events(args) => events::run(&connect(global).await?, args, palette).await,
         Command::Diagnose(args) => diagnose::run(&connect(global).await?, args, palette).await,
+        Command::Logs(args) => logs::run(&connect(global).await?, args).await,
         Command::Check(args) => check::run(global, args, palette).await,
         Command::Install(args) => install::run(global, args, palette).await,
         Command::Uninstall(args) => uninstall::run(global, args, palette).await,

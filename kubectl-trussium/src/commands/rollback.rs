@@ -40,7 +40,7 @@ pub async fn run(target: &Target, args: &RollbackArgs, palette: Palette) -> Resu
         .patch(
             name,
             &PatchParams::default(),
-            &Patch::Merge(image_patch(&rt, &image)),
+            &Patch::Merge(reference_patch_if_unchanged(&rt, &image)),
         )
         .await
         .map_err(|e| target.fail(target.runtime_request("patch", name), e))?;
@@ -76,7 +76,7 @@ pub async fn run(target: &Target, args: &RollbackArgs, palette: Palette) -> Resu
 
 /// The merge patch that sets spec.image to `image` (a tag removes the
 /// digest and the other way round), if the runtime is still as read.
-pub fn image_patch(rt: &TrussiumRuntime, image: &str) -> Value {
+pub fn reference_patch_if_unchanged(rt: &TrussiumRuntime, image: &str) -> Value {
     let (repository, tag, digest) = split_reference(image);
     json!({
         "metadata": {"resourceVersion": rt.metadata.resource_version},
@@ -95,7 +95,7 @@ mod tests {
     fn sets_the_image_if_the_object_is_unchanged() {
         let mut rt = runtime(UPGRADING);
         rt.metadata.resource_version = Some("42".into());
-        let patch = image_patch(&rt, "ghcr.io/trussiumhq/trussium:v1.22.0");
+        let patch = reference_patch_if_unchanged(&rt, "ghcr.io/trussiumhq/trussium:v1.22.0");
         assert_eq!(
             patch,
             json!({
@@ -104,7 +104,7 @@ mod tests {
             })
         );
         // Back to a digest: the tag goes.
-        let patch = image_patch(&rt, &format!("ghcr.io/trussiumhq/trussium@{DIGEST}"));
+        let patch = reference_patch_if_unchanged(&rt, &format!("ghcr.io/trussiumhq/trussium@{DIGEST}"));
         assert_eq!(patch["spec"]["image"]["tag"], Value::Null);
         assert_eq!(patch["spec"]["image"]["digest"], DIGEST);
     }

@@ -25,7 +25,7 @@ pub async fn run(target: &Target, args: &UpgradeArgs, palette: Palette) -> Resul
         .patch(
             name,
             &PatchParams::default(),
-            &Patch::Merge(image_patch(&args.target())),
+            &Patch::Merge(tag_or_digest_patch(&args.target())),
         )
         .await
         .map_err(|e| target.fail(target.runtime_request("patch", name), e))?;
@@ -64,7 +64,7 @@ pub async fn run(target: &Target, args: &UpgradeArgs, palette: Palette) -> Resul
 }
 
 /// The JSON merge patch: set the one, remove the other.
-pub fn image_patch(target: &ImageTarget) -> Value {
+pub fn tag_or_digest_patch(target: &ImageTarget) -> Value {
     match target {
         ImageTarget::Tag(tag) => json!({"spec": {"image": {"tag": tag, "digest": null}}}),
         ImageTarget::Digest(digest) => {
@@ -80,11 +80,11 @@ mod tests {
     #[test]
     fn merge_patch_sets_one_and_nulls_the_other() {
         assert_eq!(
-            image_patch(&ImageTarget::Tag("v2".into())).to_string(),
+            tag_or_digest_patch(&ImageTarget::Tag("v2".into())).to_string(),
             r#"{"spec":{"image":{"digest":null,"tag":"v2"}}}"#
         );
         assert_eq!(
-            image_patch(&ImageTarget::Digest("sha256:ab".into())).to_string(),
+            tag_or_digest_patch(&ImageTarget::Digest("sha256:ab".into())).to_string(),
             r#"{"spec":{"image":{"digest":"sha256:ab","tag":null}}}"#
         );
     }

@@ -20,9 +20,9 @@ use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use serde::Serialize;
-use trussium_api::{TrussiumRuntime, condition_type, reason};
+use trussium_api::{ConditionStatus, TrussiumRuntime, condition_type, reason};
 
-use crate::interpret::{self, terminating};
+use crate::interpret::{self, status_is, terminating};
 use crate::terminal::{safe, shell_command};
 use pods::{PodView, Problem, Revision};
 
@@ -271,13 +271,18 @@ fn verdict(
             Some(shell_command(&["kubectl", "trussium", "check", "-n", &ns])),
         );
     };
-    let condition = |t: &str| status.condition(t).filter(|c| c.status != "Unknown");
+    let condition = |t: &str| {
+        status
+            .condition(t)
+            .filter(|c| !status_is(c, ConditionStatus::Unknown))
+    };
     let steps_from_status = |v: Verdict| {
         interpret::next_steps(rt)
             .into_iter()
             .fold(v, |v, s| v.step(s.why, Some(s.command)))
     };
-    if let Some(c) = condition(condition_type::CONFIGURATION_VALID).filter(|c| c.status == "False")
+    if let Some(c) = condition(condition_type::CONFIGURATION_VALID)
+        .filter(|c| status_is(c, ConditionStatus::False))
     {
         let cause = if c.reason == reason::SECRET_NOT_FOUND {
             Cause::SecretNotFound
@@ -290,9 +295,9 @@ fn verdict(
         );
         return steps_from_status(v).evidence(object, None, &c.message);
     }
-    if let Some(c) = condition(condition_type::STALLED)
-        .filter(|c| c.status == "True" && c.reason != reason::PROGRESS_DEADLINE_EXCEEDED)
-    {
+    if let Some(c) = condition(condition_type::STALLED).filter(|c| {
+        status_is(c, ConditionStatus::True) && c.reason != reason::PROGRESS_DEADLINE_EXCEEDED
+    }) {
         let v = Verdict::new(
             Cause::Stalled,
             format!(
@@ -304,7 +309,7 @@ fn verdict(
         return steps_from_status(v).evidence(object, None, &c.message);
     }
     let ready = condition(condition_type::READY);
-    let is_ready = ready.is_some_and(|c| c.status == "True");
+    let is_ready = ready.is_some_and(|c| status_is(c, ConditionStatus::True));
     let observed = status.observed_generation;
     if observed.is_some_and(|o| Some(o) < rt.metadata.generation) && !is_ready {
         return Verdict::new(
@@ -342,7 +347,8 @@ fn verdict(
     if let Some(v) = ready_but_probe_fails(rt, views) {
         return v;
     }
-    let degraded = condition(condition_type::DEGRADED).filter(|c| c.status == "True");
+    let degraded =
+        condition(condition_type::DEGRADED).filter(|c| status_is(c, ConditionStatus::True));
     if let Some(c) = degraded.filter(|c| c.reason == reason::PROGRESS_DEADLINE_EXCEEDED) {
         let v = Verdict::new(
             Cause::ProgressDeadlineExceeded,
@@ -370,7 +376,7 @@ fn verdict(
         )
         .evidence(object, None, &message);
     }
-    if condition(condition_type::PROGRESSING).is_some_and(|c| c.status == "True") {
+    if condition(condition_type::PROGRESSING).is_some_and(|c| status_is(c, ConditionStatus::True)) {
         return Verdict::new(
             Cause::RolloutInProgress,
             format!("a rollout is under way: {}", safe(&message)),
@@ -516,7 +522,7 @@ fn not_created(
             .conditions
             .as_deref()?
             .iter()
-            .find(|c| c.type_ == "ReplicaFailure" && c.status == "True")?;
+            .find(|c| c.type_ == "ReplicaFailure" && status_is(c, ConditionStatus::True))?;
         Some((
             format!("ReplicaSet/{}", rs.name_any()),
             c.last_transition_time.as_ref().map(|t| t.0),
@@ -531,7 +537,7 @@ fn not_created(
             .conditions
             .as_deref()?
             .iter()
-            .find(|c| c.type_ == "ReplicaFailure" && c.status == "True")?;
+            .find(|c| c.type_ == "ReplicaFailure" && status_is(c, ConditionStatus::True))?;
         Some((
             format!("Deployment/{}", d.name_any()),
             c.last_transition_time.as_ref().map(|t| t.0),
@@ -712,7 +718,7 @@ fn autoscaler_warning(e: &Evidence) -> Option<String> {
         .conditions
         .as_deref()?
         .iter()
-        .find(|c| c.type_ == "ScalingActive" && c.status == "False")?;
+        .find(|c| c.type_ == "ScalingActive" && status_is(c, ConditionStatus::False))?;
     Some(format!(
         "the HorizontalPodAutoscaler cannot scale ({}): {} (is metrics-server installed?)",
         safe(c.reason.as_deref().unwrap_or_default()),

@@ -7,7 +7,10 @@ use k8s_openapi::api::core::v1::{ContainerStatus, Pod};
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use serde::Serialize;
+use trussium_api::ConditionStatus;
 use trussium_api::operator::RUNTIME_CONTAINER;
+
+use crate::interpret::status_is;
 
 /// The label the Deployment controller puts on a ReplicaSet and its pods.
 pub const TEMPLATE_HASH_LABEL: &str = "pod-template-hash";
@@ -280,7 +283,7 @@ fn unschedulable(pod: &Pod) -> Option<String> {
         .as_deref()
         .unwrap_or_default()
         .iter()
-        .find(|c| c.type_ == "PodScheduled" && c.status == "False")
+        .find(|c| c.type_ == "PodScheduled" && status_is(c, ConditionStatus::False))
         .filter(|c| c.reason.as_deref() == Some("Unschedulable"))
         .map(|c| c.message.clone().unwrap_or_default())
 }

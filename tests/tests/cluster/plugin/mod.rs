@@ -12,4 +12,5 @@ mod install;
 mod known_states;
 mod krew;
 mod kubectl_flags;
+mod logs;
 mod release;
