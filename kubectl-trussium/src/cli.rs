@@ -6,18 +6,16 @@ use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use clap::{
-    ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum, ValueHint,
-};
-use trussium_api::duration;
-use trussium_api::image::{check_digest, check_tag};
-use trussium_api::validation::MAX_REPLICAS;
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueHint};
 
 use crate::connection::ConnectionFlags;
 use crate::exit;
-use crate::output::{ColorChoice, OutputFormat};
+use crate::output::ColorChoice;
+
+// Each command's arguments and help text live in its module; this one was
+// here before and `tests/completions.rs` still imports it from here.
+pub use crate::commands::completion::CompletionShell;
 
 /// Look at and steer Trussium runtimes.
 #[derive(Parser, Debug)]
@@ -68,36 +66,28 @@ pub struct GlobalFlags {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Show one runtime in detail, or list the runtimes of a namespace
-    #[command(
-        after_help = "Examples:\n  kubectl trussium status\n  kubectl trussium status -A\n  kubectl trussium status private-ai -n ai\n  kubectl trussium status private-ai --watch\n  kubectl trussium status -o json | jq '.items[].status'"
-    )]
-    Status(StatusArgs),
+    #[command(after_help = crate::commands::status::HELP)]
+    Status(crate::commands::status::StatusArgs),
 
     /// Change the runtime image to a new tag or digest, and optionally wait for the rollout
-    #[command(
-        after_help = "Only spec.image changes: --digest removes the tag and --tag removes the digest.\n\nExamples:\n  kubectl trussium upgrade private-ai --tag v1.23.0\n  kubectl trussium upgrade private-ai --digest sha256:<64 hex> --wait --timeout 10m"
-    )]
-    Upgrade(UpgradeArgs),
+    #[command(after_help = crate::commands::upgrade::HELP)]
+    Upgrade(crate::commands::upgrade::UpgradeArgs),
 
     /// Go back to an earlier image (by default the one before the current), and optionally wait
-    #[command(after_help = ROLLBACK_HELP)]
-    Rollback(RollbackArgs),
+    #[command(after_help = crate::commands::rollback::HELP)]
+    Rollback(crate::commands::rollback::RollbackArgs),
 
     /// List the images a runtime has run, newest first
-    #[command(after_help = HISTORY_HELP)]
-    History(HistoryArgs),
+    #[command(after_help = crate::commands::history::HELP)]
+    History(crate::commands::history::HistoryArgs),
 
     /// Set the number of runtime replicas (0 scales the runtime down)
-    #[command(
-        after_help = "While spec.autoscaling.enabled is true the HorizontalPodAutoscaler owns the\nreplica count: scale refuses and says what to do instead;\n--force sets spec.replicas anyway, to take effect once autoscaling is disabled.\n\nExamples:\n  kubectl trussium scale private-ai --replicas 3\n  kubectl trussium scale private-ai --replicas 0"
-    )]
-    Scale(ScaleArgs),
+    #[command(after_help = crate::commands::scale::HELP)]
+    Scale(crate::commands::scale::ScaleArgs),
 
     /// Show the runtime's Events, oldest first
-    #[command(
-        after_help = "Examples:\n  kubectl trussium events private-ai\n  kubectl trussium events private-ai --watch"
-    )]
-    Events(EventsArgs),
+    #[command(after_help = crate::commands::events::HELP)]
+    Events(crate::commands::events::EventsArgs),
 
     /// Say why a runtime is not Ready: the root cause first, with the next step, then the evidence
     #[command(after_help = crate::commands::diagnose::HELP)]
@@ -108,341 +98,27 @@ pub enum Command {
     Logs(crate::commands::logs::LogsArgs),
 
     /// Check the cluster, the CRD, the operator, its leader and your access; say what to fix
-    #[command(after_help = CHECK_HELP)]
-    Check(CheckArgs),
+    #[command(after_help = crate::commands::check::HELP)]
+    Check(crate::commands::check::CheckArgs),
 
     /// Install (or upgrade) the CRD and the operator of this plugin's version
-    #[command(after_help = INSTALL_HELP)]
-    Install(InstallArgs),
+    #[command(after_help = crate::commands::install::HELP)]
+    Install(crate::commands::install::InstallArgs),
 
     /// Remove the operator; the CRD and the runtimes stay
-    #[command(after_help = UNINSTALL_HELP)]
-    Uninstall(UninstallArgs),
+    #[command(after_help = crate::commands::uninstall::HELP)]
+    Uninstall(crate::commands::uninstall::UninstallArgs),
 
     /// Rewrite every runtime in the CRD's storage version, so older versions can be dropped
-    #[command(after_help = MIGRATE_HELP)]
-    Migrate(MigrateArgs),
+    #[command(after_help = crate::commands::migrate::HELP)]
+    Migrate(crate::commands::migrate::MigrateArgs),
 
     /// Print a shell completion script
-    #[command(after_help = COMPLETION_HELP)]
-    Completion(CompletionArgs),
+    #[command(after_help = crate::commands::completion::HELP)]
+    Completion(crate::commands::completion::CompletionArgs),
 
     /// Print the plugin's version and platform
     Version,
-}
-
-const ROLLBACK_HELP: &str = "\
-Sets spec.image to an earlier image; the operator rolls it out. By default:
-after a failed (or unfinished) upgrade, status.lastSuccessfulImage; after a
-completed one, the image before it (as `kubectl rollout undo`). --to-image
-and --to-revision pick any image the runtime ran (see `history`). Nothing
-changes, and the exit code says why, when there is no earlier image, when
-the image is already the desired one, when the runtime never ran it, or
-when the runtime is being deleted.
-
-Examples:
-  kubectl trussium rollback private-ai
-  kubectl trussium rollback private-ai --wait --timeout 10m
-  kubectl trussium rollback private-ai --to-revision 3
-  kubectl trussium rollback private-ai --to-image v1.22.0";
-
-const HISTORY_HELP: &str = "\
-One line per revision of the runtime's Deployment (its ReplicaSets, as
-`kubectl rollout history` reads them): the image, when that ReplicaSet was
-created, and where its rollout stands. Kubernetes keeps no completion time
-for earlier rollouts; the current one's is the Deployment's.
-
-Examples:
-  kubectl trussium history private-ai
-  kubectl trussium history private-ai -o json";
-
-const CHECK_HELP: &str = "\
-One line per check, ✓ or ✗, and for each ✗ the next step: the cluster
-answers; the CRD is installed at the plugin's version; the operator
-Deployment is available and of the plugin's version; a leader holds a fresh
-Lease; the operator watches the namespace (-n, default: the context's);
-you may read and patch runtimes there. The operator is looked for in
---operator-namespace (default: trussium-system).
-
-Examples:
-  kubectl trussium check
-  kubectl trussium check -n team-a
-  kubectl trussium check -o json";
-
-const INSTALL_HELP: &str = "\
-Applies, with server-side apply (field manager kubectl-trussium), the
-TrussiumRuntime CRD and the operator's manifests of this plugin's version:
-the files its release ships (crds.yaml, install.yaml). -n/--namespace is the
-operator's namespace (default: trussium-system), not the context's. Before
-writing anything it checks your permissions and has the API server try every
-object (a server-side dry run), so a refusal leaves nothing half applied. A
-CRD of an older version is upgraded in place (runtimes keep running); a
-newer one is refused.
-
-Examples:
-  kubectl trussium install --wait
-  kubectl trussium install --watch-namespace team-a
-  kubectl trussium install --image registry.example.com/mirror/trussium-operator
-  kubectl trussium install -o yaml > trussium.yaml
-  kubectl trussium install --dry-run=server";
-
-const UNINSTALL_HELP: &str = "\
-Deletes what install applied (the Deployment, its Service and
-PodDisruptionBudget, the RBAC, the ServiceAccount) and the leader-election
-Lease. The CRD, the runtimes and the namespace stay. -n/--namespace is the
-operator's namespace (default: trussium-system). Refuses while runtimes exist
-unless --force: they would keep serving, but nothing would manage them.
-
-Examples:
-  kubectl trussium uninstall
-  kubectl trussium uninstall --force";
-
-const MIGRATE_HELP: &str = "\
-Rewrites every TrussiumRuntime in all namespaces once, as stored (guarded by
-its resourceVersion: a runtime changed meanwhile is left to that change; no
-spec, status or generation changes, no Event), then sets the CRD's
-status.storedVersions to v1beta1, so that a later CRD may stop serving
-v1alpha1. Needs get on customresourcedefinitions, list and update on
-trussiumruntimes in all namespaces and patch on
-customresourcedefinitions/status: your rights, not the operator's. Safe to
-interrupt and run again; with nothing to migrate it writes nothing.
-`install` runs it after applying the CRD; run it yourself after upgrading
-the CRD with Helm or kustomize.
-
-Examples:
-  kubectl trussium migrate --dry-run
-  kubectl trussium migrate";
-
-const COMPLETION_HELP: &str = "\
-`kubectl trussium <TAB>` (kubectl 1.26 or later) needs an executable named
-kubectl_complete-trussium on PATH; `completion kubectl` prints it:
-
-  kubectl trussium completion kubectl > ~/.local/bin/kubectl_complete-trussium
-  chmod +x ~/.local/bin/kubectl_complete-trussium
-
-It completes subcommands, flags, and runtime, namespace and context names.
-The bash, zsh, fish and powershell scripts complete the kubectl-trussium
-binary itself:
-
-  source <(kubectl-trussium completion bash)";
-
-#[derive(Args, Debug)]
-pub struct StatusArgs {
-    /// The runtime to show; without it, list the runtimes
-    #[arg(value_name = "NAME")]
-    pub name: Option<RuntimeName>,
-
-    /// Keep watching and redraw when something changes
-    #[arg(short = 'w', long)]
-    pub watch: bool,
-
-    /// Print machine-readable output instead of the view
-    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
-    pub output: Option<OutputFormat>,
-}
-
-#[derive(Args, Debug)]
-#[command(group(ArgGroup::new("image").required(true).args(["tag", "digest"])))]
-pub struct UpgradeArgs {
-    /// The runtime to upgrade
-    #[arg(value_name = "NAME")]
-    pub name: RuntimeName,
-
-    /// New image tag (replaces a digest)
-    #[arg(long, value_name = "TAG", value_parser = parse_tag, allow_hyphen_values = true)]
-    pub tag: Option<String>,
-
-    /// New image digest, sha256:<64 hex> (replaces a tag)
-    #[arg(long, value_name = "DIGEST", value_parser = parse_digest, allow_hyphen_values = true)]
-    pub digest: Option<String>,
-
-    /// Follow the rollout until the operator reports the upgrade complete or failed
-    #[arg(long)]
-    pub wait: bool,
-
-    /// How long --wait waits, e.g. 90s, 5m, 1h30m
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = duration::parse, requires = "wait")]
-    pub timeout: Duration,
-}
-
-impl UpgradeArgs {
-    /// The requested change as an image selector.
-    pub fn target(&self) -> ImageTarget {
-        match (&self.tag, &self.digest) {
-            (_, Some(digest)) => ImageTarget::Digest(digest.clone()),
-            (Some(tag), None) => ImageTarget::Tag(tag.clone()),
-            // The required ArgGroup makes this unreachable through clap.
-            (None, None) => ImageTarget::Tag(String::new()),
-        }
-    }
-}
-
-#[derive(Args, Debug)]
-pub struct RollbackArgs {
-    /// The runtime to roll back
-    #[arg(value_name = "NAME")]
-    pub name: RuntimeName,
-
-    /// Follow the rollout until the operator reports it complete or failed
-    #[arg(long)]
-    pub wait: bool,
-
-    /// How long --wait waits, e.g. 90s, 5m, 1h30m
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = duration::parse, requires = "wait")]
-    pub timeout: Duration,
-
-    /// Go back to this image the runtime ran: a full reference, or its tag or digest
-    #[arg(
-        long,
-        value_name = "IMAGE",
-        conflicts_with = "to_revision",
-        allow_hyphen_values = true
-    )]
-    pub to_image: Option<String>,
-
-    /// Go back to the image of this revision (see `history`)
-    #[arg(long, value_name = "REVISION", value_parser = clap::value_parser!(i64).range(1..), allow_negative_numbers = true)]
-    pub to_revision: Option<i64>,
-}
-
-#[derive(Args, Debug)]
-pub struct HistoryArgs {
-    /// The runtime whose history to show
-    #[arg(value_name = "NAME")]
-    pub name: RuntimeName,
-
-    /// Print machine-readable output instead of the table
-    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
-    pub output: Option<OutputFormat>,
-}
-
-#[derive(Args, Debug)]
-pub struct CheckArgs {
-    /// The namespace the operator is installed in (default: trussium-system)
-    #[arg(long, value_name = "NAMESPACE")]
-    pub operator_namespace: Option<NamespaceName>,
-
-    /// Print machine-readable output instead of the checklist
-    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
-    pub output: Option<OutputFormat>,
-}
-
-#[derive(Args, Debug)]
-pub struct InstallArgs {
-    /// Watch only this namespace (default: all); the operator's permissions become a
-    /// Role there instead of a ClusterRole
-    #[arg(long, value_name = "NAMESPACE", value_parser = parse_namespace)]
-    pub watch_namespace: Option<NamespaceName>,
-
-    /// Operator replicas (default: 2, a leader and a standby)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
-    pub replicas: Option<i32>,
-
-    /// Operator image, e.g. from a private registry: REPOSITORY[:TAG|@sha256:DIGEST]; a
-    /// repository alone gets this version's tag
-    #[arg(long, value_name = "IMAGE", value_parser = parse_image)]
-    pub image: Option<String>,
-
-    /// Print what would be applied (client), or also have the API server check every
-    /// object without applying it (server)
-    #[arg(long, value_enum, value_name = "MODE")]
-    pub dry_run: Option<DryRun>,
-
-    /// Print the objects instead of applying them (with --dry-run=server: as the API
-    /// server would store them)
-    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
-    pub output: Option<OutputFormat>,
-
-    /// Wait until the operator is available
-    #[arg(long, conflicts_with_all = ["dry_run", "output"])]
-    pub wait: bool,
-
-    /// How long --wait waits, e.g. 90s, 5m, 1h30m
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = duration::parse, requires = "wait")]
-    pub timeout: Duration,
-}
-
-/// `--dry-run`.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DryRun {
-    /// Print what would be applied; no request to the cluster
-    Client,
-    /// Check permissions and have the API server dry-run every object
-    Server,
-}
-
-#[derive(Args, Debug)]
-pub struct UninstallArgs {
-    /// Remove the operator even though runtimes exist (they keep serving, unmanaged)
-    #[arg(long)]
-    pub force: bool,
-}
-
-#[derive(Args, Debug)]
-pub struct MigrateArgs {
-    /// Say what would be rewritten, write nothing
-    #[arg(long)]
-    pub dry_run: bool,
-}
-
-/// A new tag or a new digest, never both.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ImageTarget {
-    Tag(String),
-    Digest(String),
-}
-
-#[derive(Args, Debug)]
-pub struct ScaleArgs {
-    /// The runtime to scale
-    #[arg(value_name = "NAME")]
-    pub name: RuntimeName,
-
-    /// The new replica count, 0 to 1000 (the API's bound)
-    #[arg(long, value_name = "N", value_parser = parse_replicas, allow_negative_numbers = true)]
-    pub replicas: i32,
-
-    /// Set spec.replicas even while autoscaling owns the replica count
-    #[arg(long)]
-    pub force: bool,
-}
-
-#[derive(Args, Debug)]
-pub struct EventsArgs {
-    /// The runtime whose Events to show
-    #[arg(value_name = "NAME")]
-    pub name: RuntimeName,
-
-    /// Keep watching and print new Events as they happen
-    #[arg(short = 'w', long)]
-    pub watch: bool,
-
-    /// Print machine-readable output instead of the table
-    #[arg(
-        short = 'o',
-        long,
-        value_enum,
-        value_name = "FORMAT",
-        conflicts_with = "watch"
-    )]
-    pub output: Option<OutputFormat>,
-}
-
-#[derive(Args, Debug)]
-pub struct CompletionArgs {
-    /// The shell, or `kubectl` for kubectl's plugin completion helper
-    #[arg(value_enum, value_name = "SHELL")]
-    pub shell: CompletionShell,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CompletionShell {
-    Bash,
-    Zsh,
-    Fish,
-    Powershell,
-    /// The kubectl_complete-trussium helper for `kubectl trussium <TAB>`
-    Kubectl,
 }
 
 /// A TrussiumRuntime's name. Its own type so that completion offers the
@@ -544,67 +220,18 @@ pub fn display_name(argv0: Option<&OsStr>) -> String {
     }
 }
 
-fn parse_tag(value: &str) -> Result<String, String> {
-    check_tag(value).map_err(|e| e.to_string())?;
-    Ok(value.to_string())
-}
-
-fn parse_digest(value: &str) -> Result<String, String> {
-    check_digest(value).map_err(|e| e.to_string())?;
-    Ok(value.to_string())
-}
-
-fn parse_image(value: &str) -> Result<String, String> {
-    crate::manifests::check_image(value)?;
-    Ok(value.to_string())
-}
-
-/// A namespace name as Kubernetes allows it (an RFC 1123 label).
-fn parse_namespace(value: &str) -> Result<NamespaceName, String> {
-    let valid = !value.is_empty()
-        && value.len() <= 63
-        && value
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && !value.starts_with('-')
-        && !value.ends_with('-');
-    if !valid {
-        return Err(format!(
-            "invalid namespace {value:?}: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit"
-        ));
-    }
-    Ok(NamespaceName(value.to_string()))
-}
-
-fn parse_replicas(value: &str) -> Result<i32, String> {
-    let n: i64 = value
-        .trim()
-        .parse()
-        .map_err(|_| format!("{value:?} is not a whole number"))?;
-    if n < 0 {
-        return Err(format!(
-            "replicas must be 0 or more (got {n}); use 0 to scale the runtime down"
-        ));
-    }
-    if n > i64::from(MAX_REPLICAS) {
-        return Err(format!(
-            "replicas must be at most {MAX_REPLICAS} (got {n}), the most the API allows"
-        ));
-    }
-    i32::try_from(n).map_err(|_| format!("{n} replicas is more than the API allows"))
+/// Parses `args` (what follows the program name) as `kubectl trussium`: for
+/// the tests of the commands' flags.
+#[cfg(test)]
+pub(crate) fn try_parse(args: &[&str]) -> Result<Cli, clap::Error> {
+    let mut argv = vec![OsString::from("kubectl-trussium")];
+    argv.extend(args.iter().map(OsString::from));
+    parse("kubectl trussium", argv)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const DIGEST: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-
-    fn try_parse(args: &[&str]) -> Result<Cli, clap::Error> {
-        let mut argv = vec![OsString::from("kubectl-trussium")];
-        argv.extend(args.iter().map(OsString::from));
-        parse("kubectl trussium", argv)
-    }
 
     #[test]
     fn display_name_from_argv0() {
@@ -685,146 +312,6 @@ mod tests {
     }
 
     #[test]
-    fn upgrade_needs_exactly_one_of_tag_and_digest() {
-        assert!(try_parse(&["upgrade", "rt"]).is_err());
-        assert!(try_parse(&["upgrade", "rt", "--tag", "v1", "--digest", DIGEST]).is_err());
-        let cli =
-            try_parse(&["upgrade", "rt", "--digest", DIGEST]).unwrap_or_else(|e| panic!("{e}"));
-        let Command::Upgrade(args) = cli.command else {
-            panic!("not upgrade");
-        };
-        assert_eq!(args.target(), ImageTarget::Digest(DIGEST.into()));
-        assert_eq!(args.timeout, Duration::from_secs(300));
-    }
-
-    #[test]
-    fn invalid_tag_and_digest_are_usage_errors() {
-        for args in [
-            &["upgrade", "rt", "--tag", "-bad"][..],
-            &["upgrade", "rt", "--tag", "v1/2"][..],
-            &["upgrade", "rt", "--digest", "sha256:abc"][..],
-            &["upgrade", "rt", "--digest", "v1.2"][..],
-        ] {
-            let err = try_parse(args)
-                .err()
-                .unwrap_or_else(|| panic!("{args:?} accepted"));
-            assert_eq!(err.exit_code(), 2, "{args:?}");
-        }
-        let err = try_parse(&["upgrade", "rt", "--digest", "sha256:abc"])
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        assert!(err.contains("64 lowercase hexadecimal"), "{err}");
-        // A tag that starts with '-' is a bad tag, not an unknown flag.
-        let err = try_parse(&["upgrade", "rt", "--tag", "-x"])
-            .err()
-            .unwrap_or_else(|| panic!("-x accepted"));
-        assert_eq!(err.exit_code(), 2);
-        assert!(err.to_string().contains("invalid tag \"-x\""), "{err}");
-    }
-
-    #[test]
-    fn a_negative_revision_is_out_of_range() {
-        for revision in ["-1", "0"] {
-            let err = try_parse(&["rollback", "rt", "--to-revision", revision])
-                .err()
-                .unwrap_or_else(|| panic!("{revision} accepted"));
-            assert_eq!(err.exit_code(), 2);
-            let text = err.to_string();
-            assert!(
-                text.contains(&format!(
-                    "invalid value '{revision}' for '--to-revision <REVISION>'"
-                )) && text.contains("not in 1.."),
-                "{text}"
-            );
-        }
-    }
-
-    #[test]
-    fn timeout_requires_wait() {
-        assert!(try_parse(&["upgrade", "rt", "--tag", "v1", "--timeout", "1m"]).is_err());
-        assert!(try_parse(&["upgrade", "rt", "--tag", "v1", "--wait", "--timeout", "1m"]).is_ok());
-        assert!(
-            try_parse(&[
-                "upgrade",
-                "rt",
-                "--tag",
-                "v1",
-                "--wait",
-                "--timeout",
-                "soon"
-            ])
-            .is_err()
-        );
-    }
-
-    #[test]
-    fn rollback_takes_a_name_and_wait_like_upgrade() {
-        let cli = try_parse(&["rollback", "rt", "--wait", "--timeout", "90s"])
-            .unwrap_or_else(|e| panic!("{e}"));
-        let Command::Rollback(args) = cli.command else {
-            panic!("not rollback");
-        };
-        assert_eq!(&*args.name, "rt");
-        assert!(args.wait);
-        assert_eq!(args.timeout, Duration::from_secs(90));
-        assert!(try_parse(&["rollback"]).is_err());
-        assert!(try_parse(&["rollback", "rt", "--timeout", "1m"]).is_err());
-    }
-
-    #[test]
-    fn rollback_picks_an_image_or_a_revision_not_both() {
-        let cli =
-            try_parse(&["rollback", "rt", "--to-revision", "3"]).unwrap_or_else(|e| panic!("{e}"));
-        let Command::Rollback(args) = cli.command else {
-            panic!("not rollback");
-        };
-        assert_eq!(args.to_revision, Some(3));
-        assert!(try_parse(&["rollback", "rt", "--to-revision", "0"]).is_err());
-        assert!(try_parse(&["rollback", "rt", "--to-image", "v1", "--to-revision", "2"]).is_err());
-    }
-
-    #[test]
-    fn install_flags_are_checked_before_anything_is_sent() {
-        let cli = try_parse(&[
-            "install",
-            "-n",
-            "ops",
-            "--watch-namespace",
-            "team-a",
-            "--replicas",
-            "3",
-            "--image",
-            "registry.example.com/op",
-            "-o",
-            "yaml",
-        ])
-        .unwrap_or_else(|e| panic!("{e}"));
-        let Command::Install(args) = cli.command else {
-            panic!("not install");
-        };
-        assert_eq!(args.watch_namespace.as_deref(), Some("team-a"));
-        assert_eq!(args.replicas, Some(3));
-        assert_eq!(cli.global.namespace.as_deref(), Some("ops"));
-        for bad in [
-            &["install", "--replicas", "0"][..],
-            &["install", "--watch-namespace", "Team_A"],
-            &["install", "--image", "Registry/Op"],
-            &["install", "--image", "r/op:-bad"],
-            &["install", "--dry-run", "maybe"],
-            &["install", "-o", "yaml", "--wait"],
-            &["install", "--dry-run=server", "--wait"],
-            &["install", "--timeout", "1m"],
-        ] {
-            let err = try_parse(bad)
-                .err()
-                .unwrap_or_else(|| panic!("{bad:?} accepted"));
-            assert_eq!(err.exit_code(), 2, "{bad:?}");
-        }
-        assert!(try_parse(&["install", "--dry-run=client", "-o", "json"]).is_ok());
-    }
-
-    #[test]
     fn the_namespace_help_names_the_manifests_default() {
         let namespace = crate::manifests::default_namespace().unwrap_or_default();
         let cmd = command();
@@ -844,37 +331,6 @@ mod tests {
             assert!(
                 text.contains(&format!("default: {namespace}")),
                 "{sub}: {text}"
-            );
-        }
-    }
-
-    #[test]
-    fn replicas_zero_allowed_negative_refused() {
-        let cli = try_parse(&["scale", "rt", "--replicas", "0"]).unwrap_or_else(|e| panic!("{e}"));
-        let Command::Scale(args) = cli.command else {
-            panic!("not scale");
-        };
-        assert_eq!(args.replicas, 0);
-        let err = try_parse(&["scale", "rt", "--replicas", "-1"])
-            .err()
-            .unwrap_or_else(|| panic!("-1 accepted"));
-        assert_eq!(err.exit_code(), 2);
-        assert!(
-            err.to_string().contains("replicas must be 0 or more"),
-            "{err}"
-        );
-        assert!(try_parse(&["scale", "rt", "--replicas", "two"]).is_err());
-        assert!(try_parse(&["scale", "rt"]).is_err());
-        let max = MAX_REPLICAS.to_string();
-        assert!(try_parse(&["scale", "rt", "--replicas", &max]).is_ok());
-        for over in ["1001", "2147483647", "99999999999"] {
-            let err = try_parse(&["scale", "rt", "--replicas", over])
-                .err()
-                .unwrap_or_else(|| panic!("{over} accepted"));
-            assert_eq!(err.exit_code(), 2, "{over}");
-            assert!(
-                err.to_string().contains("replicas must be at most 1000"),
-                "{err}"
             );
         }
     }

@@ -2,6 +2,7 @@
 //! one checklist a person reads at a glance. Each check is a pure judgment
 //! of what was read; a check whose premise failed is not run (and says why).
 
+use clap::Args;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -16,13 +17,37 @@ use trussium_api::status::ConditionStatus;
 
 use crate::access::{self, Permission};
 use crate::age;
-use crate::cli::{CheckArgs, GlobalFlags};
+use crate::cli::{GlobalFlags, NamespaceName};
 use crate::client::{Target, connect};
 use crate::error::{CRDS, DEPLOYMENTS, Error, LEASES, Request, Result};
 use crate::manifests;
-use crate::output::{self, Palette};
+use crate::output::{self, OutputFormat, Palette};
 use crate::release::{VERSION, compare};
 use crate::terminal;
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The namespace the operator is installed in (default: trussium-system)
+    #[arg(long, value_name = "NAMESPACE")]
+    pub operator_namespace: Option<NamespaceName>,
+
+    /// Print machine-readable output instead of the checklist
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+}
+
+pub const HELP: &str = "\
+One line per check, ✓ or ✗, and for each ✗ the next step: the cluster
+answers; the CRD is installed at the plugin's version; the operator
+Deployment is available and of the plugin's version; a leader holds a fresh
+Lease; the operator watches the namespace (-n, default: the context's);
+you may read and patch runtimes there. The operator is looked for in
+--operator-namespace (default: trussium-system).
+
+Examples:
+  kubectl trussium check
+  kubectl trussium check -n team-a
+  kubectl trussium check -o json";
 
 /// What one check found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -11,19 +11,48 @@ use std::any::TypeId;
 use std::time::Duration;
 
 use clap::parser::ValueSource;
-use clap::{FromArgMatches, ValueHint};
+use clap::{Args, FromArgMatches, ValueEnum, ValueHint};
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::ListParams;
 use kube::config::Kubeconfig;
 use kube::{Api, ResourceExt};
 
 use crate::cli::{
-    self, ClusterName, CompletionArgs, CompletionShell, ContextName, GlobalFlags, NamespaceName,
-    RuntimeName, UserName,
+    self, ClusterName, ContextName, GlobalFlags, NamespaceName, RuntimeName, UserName,
 };
 use crate::client::connect;
 use crate::error::Result;
 use crate::output;
+
+#[derive(Args, Debug)]
+pub struct CompletionArgs {
+    /// The shell, or `kubectl` for kubectl's plugin completion helper
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: CompletionShell,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionShell {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+    /// The kubectl_complete-trussium helper for `kubectl trussium <TAB>`
+    Kubectl,
+}
+
+pub const HELP: &str = "\
+`kubectl trussium <TAB>` (kubectl 1.26 or later) needs an executable named
+kubectl_complete-trussium on PATH; `completion kubectl` prints it:
+
+  kubectl trussium completion kubectl > ~/.local/bin/kubectl_complete-trussium
+  chmod +x ~/.local/bin/kubectl_complete-trussium
+
+It completes subcommands, flags, and runtime, namespace and context names.
+The bash, zsh, fish and powershell scripts complete the kubectl-trussium
+binary itself:
+
+  source <(kubectl-trussium completion bash)";
 
 /// The hidden subcommand the helper calls.
 pub const COMPLETE_COMMAND: &str = "__complete";

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use clap::Args;
 use futures::StreamExt;
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::jiff::Timestamp;
@@ -10,15 +11,41 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, ResourceExt};
 use trussium_api::TrussiumRuntime;
 
-use crate::cli::EventsArgs;
+use crate::cli::RuntimeName;
 use crate::client::{Target, watch_error_is_fatal};
 use crate::error::{Error, Result};
 use crate::fetched::Fetched;
-use crate::output::{self, Palette};
+use crate::output::{self, OutputFormat, Palette};
 use crate::runtime_events::{
     HEADER, cells, count, for_runtime, list_events, render_line, render_table, selector,
     sort_oldest_first,
 };
+
+#[derive(Args, Debug)]
+pub struct EventsArgs {
+    /// The runtime whose Events to show
+    #[arg(value_name = "NAME")]
+    pub name: RuntimeName,
+
+    /// Keep watching and print new Events as they happen
+    #[arg(short = 'w', long)]
+    pub watch: bool,
+
+    /// Print machine-readable output instead of the table
+    #[arg(
+        short = 'o',
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        conflicts_with = "watch"
+    )]
+    pub output: Option<OutputFormat>,
+}
+
+pub const HELP: &str = "\
+Examples:
+  kubectl trussium events private-ai
+  kubectl trussium events private-ai --watch";
 
 pub async fn run(target: &Target, args: &EventsArgs, palette: Palette) -> Result<()> {
     let rt = target.get_runtime_spec(&args.name).await?;

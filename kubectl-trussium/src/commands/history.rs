@@ -1,17 +1,39 @@
 //! `kubectl trussium history NAME [-o json|yaml]`: the images the runtime has
 //! run, newest first (see [`crate::revisions`]).
 
+use clap::Args;
 use k8s_openapi::jiff::Timestamp;
 use trussium_api::image::version_of;
 
 use crate::age;
-use crate::cli::HistoryArgs;
+use crate::cli::RuntimeName;
 use crate::client::Target;
 use crate::error::Result;
-use crate::output::{self, Health, Palette};
+use crate::output::{self, Health, OutputFormat, Palette};
 use crate::revisions::{self, Revision, Rollout};
 use crate::table;
 use crate::terminal::safe;
+
+#[derive(Args, Debug)]
+pub struct HistoryArgs {
+    /// The runtime whose history to show
+    #[arg(value_name = "NAME")]
+    pub name: RuntimeName,
+
+    /// Print machine-readable output instead of the table
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+}
+
+pub const HELP: &str = "\
+One line per revision of the runtime's Deployment (its ReplicaSets, as
+`kubectl rollout history` reads them): the image, when that ReplicaSet was
+created, and where its rollout stands. Kubernetes keeps no completion time
+for earlier rollouts; the current one's is the Deployment's.
+
+Examples:
+  kubectl trussium history private-ai
+  kubectl trussium history private-ai -o json";
 
 pub async fn run(target: &Target, args: &HistoryArgs, palette: Palette) -> Result<()> {
     let rt = target.get_runtime(&args.name).await?;

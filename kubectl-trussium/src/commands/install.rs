@@ -8,6 +8,7 @@
 use std::cmp::Ordering;
 use std::time::Duration;
 
+use clap::{Args, ValueEnum};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -16,9 +17,10 @@ use kube::{Api, CustomResourceExt};
 use serde_json::Value;
 use trussium_api::TrussiumRuntime;
 use trussium_api::crd::{STORAGE_VERSION, api_resource, is_established, version_of};
+use trussium_api::duration;
 
 use crate::access;
-use crate::cli::{DryRun, GlobalFlags, InstallArgs};
+use crate::cli::{GlobalFlags, NamespaceName};
 use crate::client::{Target, connect};
 use crate::dynamic::Object;
 use crate::error::{CRDS, DEPLOYMENTS, Error, NAMESPACES, Request, Result};
@@ -26,6 +28,89 @@ use crate::follow::{Ending, Judgment, Watching, follow};
 use crate::manifests::{self, Settings};
 use crate::output::{self, OutputFormat, Palette};
 use crate::release::{VERSION, compare};
+
+#[derive(Args, Debug)]
+pub struct InstallArgs {
+    /// Watch only this namespace (default: all); the operator's permissions become a
+    /// Role there instead of a ClusterRole
+    #[arg(long, value_name = "NAMESPACE", value_parser = parse_namespace)]
+    pub watch_namespace: Option<NamespaceName>,
+
+    /// Operator replicas (default: 2, a leader and a standby)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
+    pub replicas: Option<i32>,
+
+    /// Operator image, e.g. from a private registry: REPOSITORY[:TAG|@sha256:DIGEST]; a
+    /// repository alone gets this version's tag
+    #[arg(long, value_name = "IMAGE", value_parser = parse_image)]
+    pub image: Option<String>,
+
+    /// Print what would be applied (client), or also have the API server check every
+    /// object without applying it (server)
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub dry_run: Option<DryRun>,
+
+    /// Print the objects instead of applying them (with --dry-run=server: as the API
+    /// server would store them)
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+
+    /// Wait until the operator is available
+    #[arg(long, conflicts_with_all = ["dry_run", "output"])]
+    pub wait: bool,
+
+    /// How long --wait waits, e.g. 90s, 5m, 1h30m
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = duration::parse, requires = "wait")]
+    pub timeout: Duration,
+}
+
+/// `--dry-run`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DryRun {
+    /// Print what would be applied; no request to the cluster
+    Client,
+    /// Check permissions and have the API server dry-run every object
+    Server,
+}
+
+pub const HELP: &str = "\
+Applies, with server-side apply (field manager kubectl-trussium), the
+TrussiumRuntime CRD and the operator's manifests of this plugin's version:
+the files its release ships (crds.yaml, install.yaml). -n/--namespace is the
+operator's namespace (default: trussium-system), not the context's. Before
+writing anything it checks your permissions and has the API server try every
+object (a server-side dry run), so a refusal leaves nothing half applied. A
+CRD of an older version is upgraded in place (runtimes keep running); a
+newer one is refused.
+
+Examples:
+  kubectl trussium install --wait
+  kubectl trussium install --watch-namespace team-a
+  kubectl trussium install --image registry.example.com/mirror/trussium-operator
+  kubectl trussium install -o yaml > trussium.yaml
+  kubectl trussium install --dry-run=server";
+
+fn parse_image(value: &str) -> Result<String, String> {
+    crate::manifests::check_image(value)?;
+    Ok(value.to_string())
+}
+
+/// A namespace name as Kubernetes allows it (an RFC 1123 label).
+fn parse_namespace(value: &str) -> Result<NamespaceName, String> {
+    let valid = !value.is_empty()
+        && value.len() <= 63
+        && value
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !value.starts_with('-')
+        && !value.ends_with('-');
+    if !valid {
+        return Err(format!(
+            "invalid namespace {value:?}: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit"
+        ));
+    }
+    Ok(NamespaceName(value.to_string()))
+}
 
 /// The field manager of everything `install` applies.
 pub const FIELD_MANAGER: &str = "kubectl-trussium";
@@ -438,6 +523,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::cli::{Command, try_parse};
 
     fn crd(version: Option<&str>) -> CustomResourceDefinition {
         let labels = version.map(|v| json!({"app.kubernetes.io/version": v}));
@@ -516,5 +602,45 @@ mod tests {
             )),
             Availability::Failed("stuck".into())
         );
+    }
+
+    #[test]
+    fn install_flags_are_checked_before_anything_is_sent() {
+        let cli = try_parse(&[
+            "install",
+            "-n",
+            "ops",
+            "--watch-namespace",
+            "team-a",
+            "--replicas",
+            "3",
+            "--image",
+            "registry.example.com/op",
+            "-o",
+            "yaml",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let Command::Install(args) = cli.command else {
+            panic!("not install");
+        };
+        assert_eq!(args.watch_namespace.as_deref(), Some("team-a"));
+        assert_eq!(args.replicas, Some(3));
+        assert_eq!(cli.global.namespace.as_deref(), Some("ops"));
+        for bad in [
+            &["install", "--replicas", "0"][..],
+            &["install", "--watch-namespace", "Team_A"],
+            &["install", "--image", "Registry/Op"],
+            &["install", "--image", "r/op:-bad"],
+            &["install", "--dry-run", "maybe"],
+            &["install", "-o", "yaml", "--wait"],
+            &["install", "--dry-run=server", "--wait"],
+            &["install", "--timeout", "1m"],
+        ] {
+            let err = try_parse(bad)
+                .err()
+                .unwrap_or_else(|| panic!("{bad:?} accepted"));
+            assert_eq!(err.exit_code(), 2, "{bad:?}");
+        }
+        assert!(try_parse(&["install", "--dry-run=client", "-o", "json"]).is_ok());
     }
 }

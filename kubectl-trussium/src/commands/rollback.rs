@@ -4,17 +4,64 @@
 //! like `upgrade --wait`. Only the runtime's spec changes, never its
 //! Deployment (the operator owns that).
 
+use std::time::Duration;
+
+use clap::Args;
 use kube::api::{Patch, PatchParams};
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
+use trussium_api::duration;
 use trussium_api::image::split_reference;
 
-use crate::cli::RollbackArgs;
+use crate::cli::RuntimeName;
 use crate::client::Target;
 use crate::error::{Error, Result};
 use crate::output::{self, Palette};
 use crate::revisions::{self, Choice};
 use crate::rollout::{self, Action};
+
+#[derive(Args, Debug)]
+pub struct RollbackArgs {
+    /// The runtime to roll back
+    #[arg(value_name = "NAME")]
+    pub name: RuntimeName,
+
+    /// Follow the rollout until the operator reports it complete or failed
+    #[arg(long)]
+    pub wait: bool,
+
+    /// How long --wait waits, e.g. 90s, 5m, 1h30m
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = duration::parse, requires = "wait")]
+    pub timeout: Duration,
+
+    /// Go back to this image the runtime ran: a full reference, or its tag or digest
+    #[arg(
+        long,
+        value_name = "IMAGE",
+        conflicts_with = "to_revision",
+        allow_hyphen_values = true
+    )]
+    pub to_image: Option<String>,
+
+    /// Go back to the image of this revision (see `history`)
+    #[arg(long, value_name = "REVISION", value_parser = clap::value_parser!(i64).range(1..), allow_negative_numbers = true)]
+    pub to_revision: Option<i64>,
+}
+
+pub const HELP: &str = "\
+Sets spec.image to an earlier image; the operator rolls it out. By default:
+after a failed (or unfinished) upgrade, status.lastSuccessfulImage; after a
+completed one, the image before it (as `kubectl rollout undo`). --to-image
+and --to-revision pick any image the runtime ran (see `history`). Nothing
+changes, and the exit code says why, when there is no earlier image, when
+the image is already the desired one, when the runtime never ran it, or
+when the runtime is being deleted.
+
+Examples:
+  kubectl trussium rollback private-ai
+  kubectl trussium rollback private-ai --wait --timeout 10m
+  kubectl trussium rollback private-ai --to-revision 3
+  kubectl trussium rollback private-ai --to-image v1.22.0";
 
 pub async fn run(target: &Target, args: &RollbackArgs, palette: Palette) -> Result<()> {
     let name = &args.name;
@@ -87,6 +134,7 @@ pub fn reference_patch_if_unchanged(rt: &TrussiumRuntime, image: &str) -> Value 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::{Command, try_parse};
     use crate::fixtures::{UPGRADING, runtime};
 
     const DIGEST: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
@@ -104,8 +152,52 @@ mod tests {
             })
         );
         // Back to a digest: the tag goes.
-        let patch = reference_patch_if_unchanged(&rt, &format!("ghcr.io/trussiumhq/trussium@{DIGEST}"));
+        let patch =
+            reference_patch_if_unchanged(&rt, &format!("ghcr.io/trussiumhq/trussium@{DIGEST}"));
         assert_eq!(patch["spec"]["image"]["tag"], Value::Null);
         assert_eq!(patch["spec"]["image"]["digest"], DIGEST);
+    }
+
+    #[test]
+    fn a_negative_revision_is_out_of_range() {
+        for revision in ["-1", "0"] {
+            let err = try_parse(&["rollback", "rt", "--to-revision", revision])
+                .err()
+                .unwrap_or_else(|| panic!("{revision} accepted"));
+            assert_eq!(err.exit_code(), 2);
+            let text = err.to_string();
+            assert!(
+                text.contains(&format!(
+                    "invalid value '{revision}' for '--to-revision <REVISION>'"
+                )) && text.contains("not in 1.."),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn rollback_takes_a_name_and_wait_like_upgrade() {
+        let cli = try_parse(&["rollback", "rt", "--wait", "--timeout", "90s"])
+            .unwrap_or_else(|e| panic!("{e}"));
+        let Command::Rollback(args) = cli.command else {
+            panic!("not rollback");
+        };
+        assert_eq!(&*args.name, "rt");
+        assert!(args.wait);
+        assert_eq!(args.timeout, Duration::from_secs(90));
+        assert!(try_parse(&["rollback"]).is_err());
+        assert!(try_parse(&["rollback", "rt", "--timeout", "1m"]).is_err());
+    }
+
+    #[test]
+    fn rollback_picks_an_image_or_a_revision_not_both() {
+        let cli =
+            try_parse(&["rollback", "rt", "--to-revision", "3"]).unwrap_or_else(|e| panic!("{e}"));
+        let Command::Rollback(args) = cli.command else {
+            panic!("not rollback");
+        };
+        assert_eq!(args.to_revision, Some(3));
+        assert!(try_parse(&["rollback", "rt", "--to-revision", "0"]).is_err());
+        assert!(try_parse(&["rollback", "rt", "--to-image", "v1", "--to-revision", "2"]).is_err());
     }
 }

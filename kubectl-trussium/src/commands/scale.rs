@@ -1,14 +1,58 @@
 //! `kubectl trussium scale NAME --replicas N [--force]`: sets spec.replicas,
 //! and says so clearly when autoscaling owns the replica count.
 
+use clap::Args;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
+use trussium_api::validation::MAX_REPLICAS;
 
-use crate::cli::ScaleArgs;
+use crate::cli::RuntimeName;
 use crate::client::Target;
 use crate::error::{Error, Result};
 use crate::output::{self, Palette};
+
+#[derive(Args, Debug)]
+pub struct ScaleArgs {
+    /// The runtime to scale
+    #[arg(value_name = "NAME")]
+    pub name: RuntimeName,
+
+    /// The new replica count, 0 to 1000 (the API's bound)
+    #[arg(long, value_name = "N", value_parser = parse_replicas, allow_negative_numbers = true)]
+    pub replicas: i32,
+
+    /// Set spec.replicas even while autoscaling owns the replica count
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub const HELP: &str = "\
+While spec.autoscaling.enabled is true the HorizontalPodAutoscaler owns the
+replica count: scale refuses and says what to do instead;
+--force sets spec.replicas anyway, to take effect once autoscaling is disabled.
+
+Examples:
+  kubectl trussium scale private-ai --replicas 3
+  kubectl trussium scale private-ai --replicas 0";
+
+fn parse_replicas(value: &str) -> Result<i32, String> {
+    let n: i64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("{value:?} is not a whole number"))?;
+    if n < 0 {
+        return Err(format!(
+            "replicas must be 0 or more (got {n}); use 0 to scale the runtime down"
+        ));
+    }
+    if n > i64::from(MAX_REPLICAS) {
+        return Err(format!(
+            "replicas must be at most {MAX_REPLICAS} (got {n}), the most the API allows"
+        ));
+    }
+    i32::try_from(n).map_err(|_| format!("{n} replicas is more than the API allows"))
+}
 
 /// What `scale` will do, decided from the runtime as it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,6 +155,7 @@ async fn patch(target: &Target, name: &str, replicas: i32) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::{Command, try_parse};
     use trussium_api::AutoscalingSpec;
 
     fn rt(replicas: i32, autoscaling: Option<bool>) -> TrussiumRuntime {
@@ -156,5 +201,36 @@ mod tests {
             k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(crate::fixtures::at(0)),
         );
         assert_eq!(plan(&deleting, 4, true), Plan::BeingDeleted);
+    }
+
+    #[test]
+    fn replicas_zero_allowed_negative_refused() {
+        let cli = try_parse(&["scale", "rt", "--replicas", "0"]).unwrap_or_else(|e| panic!("{e}"));
+        let Command::Scale(args) = cli.command else {
+            panic!("not scale");
+        };
+        assert_eq!(args.replicas, 0);
+        let err = try_parse(&["scale", "rt", "--replicas", "-1"])
+            .err()
+            .unwrap_or_else(|| panic!("-1 accepted"));
+        assert_eq!(err.exit_code(), 2);
+        assert!(
+            err.to_string().contains("replicas must be 0 or more"),
+            "{err}"
+        );
+        assert!(try_parse(&["scale", "rt", "--replicas", "two"]).is_err());
+        assert!(try_parse(&["scale", "rt"]).is_err());
+        let max = MAX_REPLICAS.to_string();
+        assert!(try_parse(&["scale", "rt", "--replicas", &max]).is_ok());
+        for over in ["1001", "2147483647", "99999999999"] {
+            let err = try_parse(&["scale", "rt", "--replicas", over])
+                .err()
+                .unwrap_or_else(|| panic!("{over} accepted"));
+            assert_eq!(err.exit_code(), 2, "{over}");
+            assert!(
+                err.to_string().contains("replicas must be at most 1000"),
+                "{err}"
+            );
+        }
     }
 }

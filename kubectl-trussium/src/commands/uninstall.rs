@@ -4,6 +4,7 @@
 //! runtimes and the namespace stay. Refuses while runtimes exist unless
 //! `--force`, and checks every permission before deleting anything.
 
+use clap::Args;
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{DeleteParams, ListParams};
 use kube::{Api, ResourceExt};
@@ -12,12 +13,30 @@ use trussium_api::TrussiumRuntime;
 use trussium_api::operator::OperatorArgs;
 
 use crate::access;
-use crate::cli::{GlobalFlags, UninstallArgs};
+use crate::cli::GlobalFlags;
 use crate::client::{Target, connect};
 use crate::dynamic::Object;
 use crate::error::{DEPLOYMENTS, Error, RUNTIMES, Request, Result};
 use crate::manifests::{self, Settings};
 use crate::output::{self, Palette};
+
+#[derive(Args, Debug)]
+pub struct UninstallArgs {
+    /// Remove the operator even though runtimes exist (they keep serving, unmanaged)
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub const HELP: &str = "\
+Deletes what install applied (the Deployment, its Service and
+PodDisruptionBudget, the RBAC, the ServiceAccount) and the leader-election
+Lease. The CRD, the runtimes and the namespace stay. -n/--namespace is the
+operator's namespace (default: trussium-system). Refuses while runtimes exist
+unless --force: they would keep serving, but nothing would manage them.
+
+Examples:
+  kubectl trussium uninstall
+  kubectl trussium uninstall --force";
 
 pub async fn run(flags: &GlobalFlags, args: &UninstallArgs, palette: Palette) -> Result<()> {
     let broken = |e: manifests::BrokenManifests| Error::Config(e.to_string());

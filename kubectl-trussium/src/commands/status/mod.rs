@@ -6,11 +6,12 @@
 mod render;
 mod watch;
 
+use clap::Args;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use kube::api::ListParams;
 
-use crate::cli::StatusArgs;
+use crate::cli::RuntimeName;
 use crate::client::Target;
 use crate::error::{Error, RUNTIMES, Request, Result};
 use crate::fetched::Fetched;
@@ -20,6 +21,29 @@ use crate::{runtime_events, runtime_pods};
 pub use render::{RecentEvents, RuntimePods, Section};
 use render::{render_detail, render_list};
 use watch::{watch_detail, watch_list};
+
+#[derive(Args, Debug)]
+pub struct StatusArgs {
+    /// The runtime to show; without it, list the runtimes
+    #[arg(value_name = "NAME")]
+    pub name: Option<RuntimeName>,
+
+    /// Keep watching and redraw when something changes
+    #[arg(short = 'w', long)]
+    pub watch: bool,
+
+    /// Print machine-readable output instead of the view
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+}
+
+pub const HELP: &str = "\
+Examples:
+  kubectl trussium status
+  kubectl trussium status -A
+  kubectl trussium status private-ai -n ai
+  kubectl trussium status private-ai --watch
+  kubectl trussium status -o json | jq '.items[].status'";
 
 pub async fn run(target: &Target, args: &StatusArgs, palette: Palette) -> Result<()> {
     match (&args.name, args.watch) {
