@@ -33,12 +33,16 @@ fn at(name: &str, image: &str, spec_changes: Value) -> Result<Value, BoxError> {
     Ok(rt)
 }
 
+/// The marked images' repository.
+fn repository_of_good() -> &'static str {
+    NEVER_READY_IMAGE
+        .rsplit_once(':')
+        .map_or(NEVER_READY_IMAGE, |(r, _)| r)
+}
+
 /// A tag of the marked images' repository that KWOK makes ready.
 fn good_image() -> String {
-    let repository = NEVER_READY_IMAGE
-        .rsplit_once(':')
-        .map_or(NEVER_READY_IMAGE, |(r, _)| r);
-    format!("{repository}:v1.0.0")
+    format!("{}:v1.0.0", repository_of_good())
 }
 
 async fn trussium(h: &Harness, args: &[&str]) -> Result<PluginOutput, BoxError> {
@@ -175,6 +179,20 @@ async fn diagnose_tells_each_pod_failure_apart() -> TestResult {
         )
         .await?;
 
+        // A Secret that does not exist: the operator's verdict, and the
+        // command that creates it (a name and a key, never a value).
+        let mut secretless = trussium_e2e::openai_runtime("secretless", "v1.0.0", 1, Some("no-such-secret"));
+        secretless["spec"]["image"]["repository"] = json!(repository_of_good());
+        h.create_runtime(secretless).await?;
+        diagnosed(h, "secretless", "SecretNotFound").await?;
+        report(
+            h,
+            "secretless",
+            "✗ secretless is not Ready: the spec cannot be used: ",
+            &["no-such-secret", "kubectl create secret generic no-such-secret"],
+        )
+        .await?;
+
         // Ready: says so, exits 0.
         h.wait_ready("fine").await?;
         let out = trussium(h, &["diagnose", "fine"]).await?;
@@ -182,7 +200,27 @@ async fn diagnose_tells_each_pod_failure_apart() -> TestResult {
         ensure_exit(&out, 0, "diagnose of a Ready runtime")?;
         ensure_contains(&out.stdout, &["✓ fine: Ready, 2 of 2 replicas ready: nothing to fix"], &out)?;
 
-        // The namespace's triage: the five that are not Ready, one line each.
+        // An autoscaler without metrics (no metrics-server here): Ready, with
+        // a warning.
+        h.create_runtime(at(
+            "scaled",
+            &good,
+            json!({"resources": {"requests": {"cpu": "100m"}},
+                   "autoscaling": {"enabled": true, "minReplicas": 1, "maxReplicas": 3,
+                                   "targetCPUUtilizationPercentage": 70}}),
+        )?)
+        .await?;
+        h.wait_ready("scaled").await?;
+        let out = wait_for("the HPA to report that it cannot read metrics", CONVERGE, async || {
+            let out = trussium(h, &["diagnose", "scaled"]).await?;
+            Ok(out.stdout.contains("Warning: the HorizontalPodAutoscaler cannot scale").then_some(out))
+        })
+        .await?;
+        eprintln!("$ kubectl trussium diagnose scaled\n{}", out.stdout);
+        ensure_exit(&out, 0, "diagnose of a Ready runtime whose autoscaler has no metrics")?;
+        ensure_contains(&out.stdout, &["✓ scaled: Ready", "(is metrics-server installed?)"], &out)?;
+
+        // The namespace's triage: the six that are not Ready, one line each.
         let out = trussium(h, &["diagnose"]).await?;
         eprintln!("$ kubectl trussium diagnose\n{}", out.stdout);
         ensure_exit(&out, NOT_READY, "diagnose of a namespace with broken runtimes")?;
@@ -192,6 +230,7 @@ async fn diagnose_tells_each_pod_failure_apart() -> TestResult {
             ("oom", "OOMKilled"),
             ("probe", "ContainerNotReady"),
             ("pull", "ImagePullFailed"),
+            ("secretless", "SecretNotFound"),
         ] {
             ensure(
                 out.stdout
@@ -201,7 +240,7 @@ async fn diagnose_tells_each_pod_failure_apart() -> TestResult {
             )?;
         }
         ensure(!out.stdout.contains(" fine "), "a Ready runtime in the triage")?;
-        ensure_contains(&out.stderr, &["5 of 6 runtimes are not Ready"], &out)?;
+        ensure_contains(&out.stderr, &["6 of 8 runtimes are not Ready"], &out)?;
 
         // Each kind read once, whatever the number of pods.
         let out = trussium(h, &["diagnose", "crash", "-v=6"]).await?;
@@ -211,6 +250,20 @@ async fn diagnose_tells_each_pod_failure_apart() -> TestResult {
             requests <= 6,
             format!("{requests} requests for one diagnose:\n{}", out.stderr),
         )?;
+
+        // Twenty pods cost no more requests, and take this long.
+        h.set_replicas("fine", 20).await?;
+        h.wait_ready("fine").await?;
+        let started = std::time::Instant::now();
+        let out = trussium(h, &["diagnose", "fine", "-v=6"]).await?;
+        let took = started.elapsed();
+        ensure_exit(&out, 0, "diagnose of 20 ready pods")?;
+        let requests = out.stderr.lines().filter(|l| l.starts_with("GET ")).count();
+        eprintln!(
+            "one diagnose of a Ready runtime with 20 pods: {requests} requests, {} ms (the kubectl process included)",
+            took.as_millis()
+        );
+        ensure(requests <= 5, format!("{requests} requests for 20 pods:\n{}", out.stderr))?;
 
         // Not found: one line, exit 1.
         let out = trussium(h, &["diagnose", "nope"]).await?;

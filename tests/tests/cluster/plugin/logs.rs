@@ -139,7 +139,7 @@ async fn logs_shows_and_follows_every_pod() -> TestResult {
         ])?)?;
         for pod in &pods {
             follow
-                .wait_for_line(&format!("{}listening on :9000", prefix(pod)), QUICK)
+                .wait_until_seen(&format!("{}listening on :9000", prefix(pod)), QUICK)
                 .await?;
         }
         h.set_replicas("chatty", 3).await?;
@@ -151,7 +151,7 @@ async fn logs_shows_and_follows_every_pod() -> TestResult {
             .ok_or("no third pod")?;
         // A pod that joins is followed from its first line.
         follow
-            .wait_for_line(
+            .wait_until_seen(
                 &format!("{}trussium gateway starting", prefix(&third)),
                 QUICK,
             )
@@ -165,7 +165,7 @@ async fn logs_shows_and_follows_every_pod() -> TestResult {
         })
         .await?;
         follow
-            .wait_for_line(
+            .wait_until_seen(
                 &format!("{}listening on :9000", prefix(&replacement)),
                 QUICK,
             )

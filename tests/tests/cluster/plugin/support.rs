@@ -81,6 +81,15 @@ impl Running {
         }
     }
 
+    /// Waits for a line containing `needle`, unless one was read already
+    /// (lines of several sources arrive in any order).
+    pub async fn wait_until_seen(&mut self, needle: &str, timeout: Duration) -> Result<(), Error> {
+        if self.seen.lines().any(|l| l.contains(needle)) {
+            return Ok(());
+        }
+        self.wait_for_line(needle, timeout).await
+    }
+
     /// Stops the command (it is ours: started by `spawn`).
     pub fn stop(mut self) {
         let _ = self.child.kill();
