@@ -3,7 +3,8 @@
 //!
 //! Reads with the user's own rights, each kind once (never per pod): the
 //! runtime, its Deployment, ReplicaSets and pods (by the operator's labels),
-//! the namespace's Events and, while autoscaling is on, the autoscaler; for
+//! the namespace's Events, the Service's EndpointSlices and, while
+//! autoscaling is on, the autoscaler; for
 //! a crashing container, the last lines of its previous run. A read that is
 //! refused is named in the output and the diagnosis goes on without it.
 //! What it all means is [`crate::diagnosis`]'s.
@@ -15,6 +16,7 @@ use clap::Args;
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{ListParams, LogParams};
@@ -83,11 +85,18 @@ async fn one(
     let ns = target.namespace.as_str();
     let selector = ListParams::default().labels(&runtime_pods::selector(name));
     let autoscaling = crate::interpret::autoscaling_enabled(&runtime);
-    let (deployment, replica_sets, pods, events, autoscaler) = tokio::join!(
+    let services = ListParams::default().labels(&format!("kubernetes.io/service-name={name}"));
+    let (deployment, replica_sets, pods, events, endpoints, autoscaler) = tokio::join!(
         read_one::<Deployment>(target, ns, name, DEPLOYMENTS),
         read_list::<ReplicaSet>(target, Some(ns), selector.clone(), REPLICA_SETS),
         read_list::<Pod>(target, Some(ns), selector.clone(), "pods"),
         read_list::<Event>(target, Some(ns), ListParams::default(), EVENTS),
+        read_list::<EndpointSlice>(
+            target,
+            Some(ns),
+            services,
+            "endpointslices.discovery.k8s.io"
+        ),
         async {
             if autoscaling {
                 Some(
@@ -111,6 +120,7 @@ async fn one(
         pods,
         events: Some(events),
         autoscaler,
+        endpoints: Some(endpoints),
         previous_log: None,
     };
     let mut diagnosis = diagnose(&evidence);
@@ -162,6 +172,7 @@ async fn triage(target: &Target, format: Option<OutputFormat>, palette: Palette)
                 pods: pick(&pods, &key),
                 events: None,
                 autoscaler: None,
+                endpoints: None,
                 previous_log: None,
                 runtime: rt,
             };

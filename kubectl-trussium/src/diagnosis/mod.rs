@@ -16,6 +16,7 @@ use std::collections::BTreeSet;
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
@@ -65,6 +66,9 @@ pub struct Evidence {
     pub events: Option<Read<Vec<Event>>>,
     /// The autoscaler, read only while autoscaling is enabled.
     pub autoscaler: Option<Read<Option<HorizontalPodAutoscaler>>>,
+    /// The EndpointSlices of the runtime's Service; `None` when not read
+    /// (`-A` reads none).
+    pub endpoints: Option<Read<Vec<EndpointSlice>>>,
     /// The last lines of a crashed container's previous run: (pod, lines).
     pub previous_log: Option<(String, Read<String>)>,
 }
@@ -87,6 +91,7 @@ pub enum Cause {
     PodsNotCreated,
     ContainerNotReady,
     ProgressDeadlineExceeded,
+    NoEndpoints,
     RolloutInProgress,
     Unknown,
 }
@@ -183,6 +188,9 @@ pub fn diagnose(e: &Evidence) -> Diagnosis {
     }
     if let Some(autoscaler) = &e.autoscaler {
         note_unread(&mut unread, autoscaler, "the HorizontalPodAutoscaler");
+    }
+    if let Some(endpoints) = &e.endpoints {
+        note_unread(&mut unread, endpoints, "the Service's EndpointSlices");
     }
     if let Some((_, log)) = &e.previous_log {
         note_unread(&mut unread, log, "the previous container's log");
@@ -327,6 +335,9 @@ fn verdict(
     }
     if is_ready {
         let scaled_to_zero = ready.is_some_and(|c| c.reason == reason::SCALED_TO_ZERO);
+        if !scaled_to_zero && let Some(v) = no_endpoints(e, views) {
+            return v;
+        }
         let (cause, summary) = if scaled_to_zero {
             (Cause::ScaledToZero, "scaled to zero, as asked".to_string())
         } else {
@@ -617,6 +628,49 @@ fn ready_but_probe_fails(rt: &TrussiumRuntime, views: &[PodView]) -> Option<Verd
             ])),
         )
         .evidence(format!("Pod/{}", first.name), since, "running, not ready"),
+    )
+}
+
+/// A Ready runtime whose Service routes nowhere: pods are ready, and the
+/// Service's EndpointSlices hold no ready endpoint (its selector no longer
+/// matches them, or the EndpointSlice controller is not running).
+fn no_endpoints(e: &Evidence, views: &[PodView]) -> Option<Verdict> {
+    let Some(Read::Got(slices)) = &e.endpoints else {
+        return None;
+    };
+    let ready_pods = views.iter().filter(|v| v.ready).count();
+    // An endpoint whose readiness is not known counts as ready (the API's rule).
+    let ready_endpoints = slices
+        .iter()
+        .flat_map(|s| s.endpoints.iter())
+        .filter(|ep| ep.conditions.as_ref().and_then(|c| c.ready) != Some(false))
+        .count();
+    if ready_pods == 0 || ready_endpoints > 0 {
+        return None;
+    }
+    let name = e.runtime.name_any();
+    let ns = e.runtime.namespace().unwrap_or_default();
+    let selector = format!("kubernetes.io/service-name={name}");
+    Some(
+        Verdict::new(
+            Cause::NoEndpoints,
+            format!(
+                "the Service {name} has no ready endpoint although {ready_pods} pods are ready: \
+                 requests to it fail"
+            ),
+        )
+        .step(
+            "its selector no longer matches the pods (an edit the operator has not put back yet), or the EndpointSlice controller is not running",
+            Some(shell_command(&[
+                "kubectl",
+                "get",
+                "endpointslices",
+                "-n",
+                &ns,
+                "-l",
+                &selector,
+            ])),
+        ),
     )
 }
 

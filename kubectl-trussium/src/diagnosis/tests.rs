@@ -2,6 +2,8 @@
 
 use serde_json::{Value, json};
 
+use k8s_openapi::api::discovery::v1::EndpointSlice;
+
 use super::pods::{REVISION_ANNOTATION, TEMPLATE_HASH_LABEL};
 use super::render::{headline, render_detail, render_triage};
 use super::*;
@@ -91,6 +93,7 @@ fn evidence(rt: TrussiumRuntime, sets: Vec<ReplicaSet>, pods: Vec<Pod>) -> Evide
         pods: Read::Got(pods),
         events: Some(Read::Got(Vec::new())),
         autoscaler: None,
+        endpoints: None,
         previous_log: None,
     }
 }
@@ -520,4 +523,51 @@ fn json_has_the_documented_shape() {
         "kubectl trussium rollback private-ai -n ai --wait"
     );
     assert_eq!(v["evidence"][0]["object"], "Pod/p-1");
+}
+
+#[test]
+fn a_ready_runtime_whose_service_routes_nowhere() {
+    let mut rt = runtime(&[("Ready", "True", "RuntimeReady", "All ready.")]);
+    if let Some(s) = rt.status.as_mut() {
+        s.ready_replicas = Some(1);
+    }
+    let slice = |ready: Option<bool>| -> EndpointSlice {
+        let endpoints: Vec<Value> = ready
+            .map(|r| json!({"addresses": ["10.244.0.5"], "conditions": {"ready": r}}))
+            .into_iter()
+            .collect();
+        serde_json::from_value(json!({"metadata": {"name": "s"}, "addressType": "IPv4",
+            "endpoints": endpoints}))
+        .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let with = |slices: Vec<EndpointSlice>, pods: Vec<Pod>| {
+        let mut e = evidence(rt.clone(), both_sets(), pods);
+        e.endpoints = Some(Read::Got(slices));
+        diagnose(&e)
+    };
+    let d = with(vec![slice(None)], vec![ready_pod("p-1", "new")]);
+    assert_eq!(d.cause, Cause::NoEndpoints);
+    assert!(!d.ready);
+    assert_eq!(
+        commands(&d),
+        ["kubectl get endpointslices -n ai -l kubernetes.io/service-name=private-ai"]
+    );
+    assert_eq!(
+        with(vec![slice(Some(false))], vec![ready_pod("p-1", "new")]).cause,
+        Cause::NoEndpoints
+    );
+    // A ready endpoint, or no ready pod to route to: not this.
+    assert_eq!(
+        with(vec![slice(Some(true))], vec![ready_pod("p-1", "new")]).cause,
+        Cause::Ready
+    );
+    assert_eq!(with(vec![slice(None)], Vec::new()).cause, Cause::Ready);
+    // Not read: nothing said about it, and the reason is named.
+    let mut e = evidence(rt.clone(), both_sets(), vec![ready_pod("p-1", "new")]);
+    e.endpoints = Some(Read::Forbidden(
+        "list endpointslices.discovery.k8s.io in namespace ai".into(),
+    ));
+    let d = diagnose(&e);
+    assert_eq!(d.cause, Cause::Ready);
+    assert_eq!(d.unread.len(), 1);
 }
