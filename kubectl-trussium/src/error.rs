@@ -221,8 +221,8 @@ pub enum Error {
     #[error("{failed} of {total} checks failed")]
     ChecksFailed { failed: usize, total: usize },
     /// `logs`: the runtime has no pods to read.
-    #[error("TrussiumRuntime {0:?} has no pods")]
-    NoPods(String),
+    #[error("TrussiumRuntime {name:?} has no pods in namespace {namespace:?}")]
+    NoPods { name: String, namespace: String },
     /// `diagnose`: the runtime (or one of them) is not Ready; the diagnosis
     /// printed says why.
     #[error("{0}")]
@@ -284,7 +284,7 @@ impl Error {
             Error::BrokenPipe => Exit::Ok,
             Error::Config(_)
             | Error::CrdMissing
-            | Error::NoPods(_)
+            | Error::NoPods { .. }
             | Error::NotFound { .. }
             | Error::Forbidden { .. }
             | Error::Unauthorized { .. }
@@ -374,8 +374,9 @@ impl Error {
             Error::ChecksFailed { .. } => {
                 Some("each ✗ above says what to do next".to_string())
             }
-            Error::NoPods(name) => Some(format!(
-                "it is scaled to zero, or its pods are not created: kubectl trussium diagnose {name} says why"
+            Error::NoPods { name, namespace } => Some(format!(
+                "it is scaled to zero, or its pods are not created: `{}` says why",
+                crate::terminal::shell_command(&["kubectl", "trussium", "diagnose", name, "-n", namespace])
             )),
             _ => None,
         }

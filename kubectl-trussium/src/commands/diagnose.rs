@@ -27,9 +27,9 @@ use trussium_api::operator::RUNTIME_CONTAINER;
 
 use crate::cli::RuntimeName;
 use crate::client::Target;
-use crate::diagnosis::pods::Problem;
+use crate::commands::logs::log_lines;
 use crate::diagnosis::render::{render_detail, render_triage};
-use crate::diagnosis::{Diagnosis, Evidence, Read, diagnose};
+use crate::diagnosis::{Cause, Diagnosis, Evidence, Read, diagnose};
 use crate::error::{DEPLOYMENTS, EVENTS, Error, REPLICA_SETS, Request, Result};
 use crate::output::{self, OutputFormat, Palette};
 use crate::runtime_pods;
@@ -246,17 +246,13 @@ fn pick<K: Clone>(read: &ByRuntime<K>, key: &(String, String)) -> Read<Vec<K>> {
     }
 }
 
-/// The pod whose previous run's log says why it crashed.
+/// The pod whose previous run's log says why it crashed: the one the
+/// verdict names, when the cause is a crash.
 fn crashed_pod(d: &Diagnosis) -> Option<String> {
-    d.pods
-        .iter()
-        .find(|p| {
-            matches!(
-                p.problem,
-                Some(Problem::CrashLoop { .. } | Problem::OutOfMemory { .. })
-            )
-        })
-        .map(|p| p.name.clone())
+    if !matches!(d.cause, Cause::CrashLoop | Cause::OOMKilled) {
+        return None;
+    }
+    d.pod.clone()
 }
 
 async fn previous_log(target: &Target, ns: &str, pod: &str) -> Read<String> {
@@ -270,7 +266,13 @@ async fn previous_log(target: &Target, ns: &str, pod: &str) -> Read<String> {
     let request = Request::new("get", "pods/log")
         .namespace(Some(ns))
         .name(pod);
-    classify(target, request, pods.logs(pod, &params).await)
+    match log_lines(&pods, pod, &params).await {
+        // The kubelet keeps no log of the previous run (or cannot serve it).
+        Err(kube::Error::Api(status)) if status.code == 404 => Read::Failed(format!(
+            "the kubelet has no log of {pod}'s previous run to show"
+        )),
+        result => classify(target, request, result.map(|lines| lines.join("\n"))),
+    }
 }
 
 /// A get that may find nothing.

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use clap::Args;
-use futures::{AsyncBufReadExt, StreamExt, TryStreamExt};
+use futures::{AsyncBufRead, AsyncBufReadExt, StreamExt};
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::LogParams;
 use kube::runtime::{WatchStreamExt, watcher};
@@ -31,6 +31,9 @@ use crate::terminal::{MAX_CHARS, bounded, safe};
 
 /// How much of one log line is shown: a line is text, not a file.
 const MAX_LINE_CHARS: usize = 16 * MAX_CHARS;
+
+/// How much of one log line is read; the rest is dropped unread into memory.
+const MAX_LINE_BYTES: usize = 4 * MAX_LINE_CHARS;
 
 #[derive(Args, Debug)]
 pub struct LogsArgs {
@@ -82,6 +85,7 @@ pub async fn run(target: &Target, args: &LogsArgs) -> Result<()> {
         runtime_pods::list(target, name).await?,
         args.pod.as_deref(),
         name,
+        &target.namespace,
     )?;
     if args.follow {
         return follow(target, name, args, pods).await;
@@ -91,11 +95,19 @@ pub async fn run(target: &Target, args: &LogsArgs) -> Result<()> {
 
 /// The pods to read, by name: `--pod`, else all; an error when there is
 /// none, or `--pod` is not one of them.
-fn chosen(pods: Vec<Pod>, only: Option<&str>, runtime: &str) -> Result<Vec<String>> {
+fn chosen(
+    pods: Vec<Pod>,
+    only: Option<&str>,
+    runtime: &str,
+    namespace: &str,
+) -> Result<Vec<String>> {
     let mut names: Vec<String> = pods.iter().map(ResourceExt::name_any).collect();
     names.sort();
     if names.is_empty() {
-        return Err(Error::NoPods(runtime.to_string()));
+        return Err(Error::NoPods {
+            name: runtime.to_string(),
+            namespace: namespace.to_string(),
+        });
     }
     match only {
         None => Ok(names),
@@ -146,28 +158,68 @@ async fn print_all(target: &Target, args: &LogsArgs, pods: &[String]) -> Result<
     let lp = params(args, false, false);
     let logs = futures::future::join_all(pods.iter().map(|pod| {
         let (api, lp) = (&api, &lp);
-        async move { api.logs(pod, lp).await }
+        async move { log_lines(api, pod, lp).await }
     }))
     .await;
     let mut failures = Vec::new();
     for (pod, log) in pods.iter().zip(logs) {
         match log {
-            Ok(text) => {
-                let lines: Vec<String> = text.lines().map(|l| prefixed(pod, l)).collect();
-                if !lines.is_empty() {
-                    output::println(&lines.join("\n"))?;
-                }
+            Ok(lines) if lines.is_empty() => {}
+            Ok(lines) => {
+                let lines: Vec<String> = lines.iter().map(|l| prefixed(pod, l)).collect();
+                output::println(&lines.join("\n"))?;
             }
-            Err(e) => {
-                let error = target.fail(log_request(target, pod), e);
-                eprintln!("{}", safe(&error.to_string()));
-                failures.push(error);
-            }
+            Err(e) => failures.push(target.fail(log_request(target, pod), e)),
         }
     }
-    match failures.pop() {
-        Some(error) if failures.len() + 1 == pods.len() => Err(error),
-        _ => Ok(()),
+    if failures.len() == pods.len() {
+        // Nothing read: the (first) error is the command's.
+        if let Some(error) = failures.into_iter().next() {
+            return Err(error);
+        }
+        return Ok(());
+    }
+    for error in failures {
+        eprintln!("{}", safe(&error.to_string()));
+    }
+    Ok(())
+}
+
+/// A pod's log as lines (see [`next_line`]), read to its end.
+pub async fn log_lines(api: &Api<Pod>, pod: &str, params: &LogParams) -> kube::Result<Vec<String>> {
+    let mut reader = Box::pin(api.log_stream(pod, params).await?);
+    let mut lines = Vec::new();
+    while let Some(line) = next_line(&mut reader)
+        .await
+        .map_err(kube::Error::ReadEvents)?
+    {
+        lines.push(line);
+    }
+    Ok(lines)
+}
+
+/// The next line of a log, without its newline: bytes that are not UTF-8
+/// become U+FFFD, and past [`MAX_LINE_BYTES`] the rest of the line is
+/// dropped as it streams by (a container that writes gigabytes without a
+/// newline costs the plugin no memory). `None` at the end.
+pub async fn next_line<R: AsyncBufRead + Unpin>(reader: &mut R) -> std::io::Result<Option<String>> {
+    let mut line: Vec<u8> = Vec::new();
+    let mut read_any = false;
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(read_any.then(|| String::from_utf8_lossy(&line).into_owned()));
+        }
+        read_any = true;
+        let newline = buf.iter().position(|b| *b == b'\n');
+        let chunk = newline.map_or(buf, |at| buf.get(..at).unwrap_or(buf));
+        let room = MAX_LINE_BYTES.saturating_sub(line.len());
+        line.extend(chunk.iter().take(room));
+        let used = newline.map_or(buf.len(), |at| at + 1);
+        reader.consume_unpin(used);
+        if newline.is_some() {
+            return Ok(Some(String::from_utf8_lossy(&line).into_owned()));
+        }
     }
 }
 
@@ -205,6 +257,7 @@ async fn follow(target: &Target, name: &str, args: &LogsArgs, first: Vec<String>
         first,
         tx,
         streams: BTreeMap::new(),
+        finishing: Vec::new(),
     };
     let request = runtime_pods::list_request(target);
     while let Some(heard) = rx.recv().await {
@@ -212,7 +265,7 @@ async fn follow(target: &Target, name: &str, args: &LogsArgs, first: Vec<String>
             Heard::Line(pod, line) => output::println(&prefixed(&pod, &line))?,
             Heard::Failed(pod, e) => {
                 let error = target.fail(log_request(target, &pod), e);
-                eprintln!("{}", safe(&error.to_string()));
+                eprintln!("{} (no longer following it)", safe(&error.to_string()));
             }
             Heard::Pod(event) => match *event {
                 Ok(watcher::Event::Apply(pod) | watcher::Event::InitApply(pod)) => {
@@ -239,6 +292,8 @@ struct Followed<'a> {
     first: Vec<String>,
     tx: mpsc::Sender<Heard>,
     streams: BTreeMap<String, Stream>,
+    /// Streams of earlier runs, still draining.
+    finishing: Vec<JoinHandle<()>>,
 }
 
 impl Followed<'_> {
@@ -257,8 +312,10 @@ impl Followed<'_> {
         if stream.run == Some(run) {
             return;
         }
+        // The previous run's stream ends by itself with that run, its last
+        // lines (why it ended) included: it is left to finish.
         if let Some(task) = stream.task.take() {
-            task.abort();
+            self.finishing.push(task);
         }
         let joined_later = !self.first.contains(&name) || stream.run.is_some();
         stream.run = Some(run);
@@ -279,6 +336,7 @@ impl Followed<'_> {
         {
             task.abort();
         }
+        self.finishing.retain(|task| !task.is_finished());
     }
 }
 
@@ -317,10 +375,22 @@ fn spawn_stream(
                 return;
             }
         };
-        let mut lines = reader.lines();
-        while let Ok(Some(line)) = lines.try_next().await {
-            if tx.send(Heard::Line(pod.clone(), line)).await.is_err() {
-                return;
+        let mut reader = Box::pin(reader);
+        loop {
+            match next_line(&mut reader).await {
+                Ok(Some(line)) => {
+                    if tx.send(Heard::Line(pod.clone(), line)).await.is_err() {
+                        return;
+                    }
+                }
+                // The run ended (or the pod went): nothing more to read.
+                Ok(None) => return,
+                Err(e) => {
+                    let _ = tx
+                        .send(Heard::Failed(pod, kube::Error::ReadEvents(e)))
+                        .await;
+                    return;
+                }
             }
         }
     })
@@ -337,7 +407,7 @@ mod tests {
             "status": {"containerStatuses": [{"name": RUNTIME_CONTAINER, "image": "x",
                 "imageID": "", "ready": true, "restartCount": restarts, "state": state}]}
         }))
-        .unwrap_or_default()
+        .unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]
@@ -352,24 +422,46 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn lines_are_bounded_and_decoded_lossily() {
+        let long = vec![b'x'; MAX_LINE_BYTES + 10];
+        let mut input = b"one\n\xffbad\n".to_vec();
+        input.extend(&long);
+        input.extend(b"\nlast");
+        let mut reader = futures::io::Cursor::new(input);
+        let mut got = Vec::new();
+        while let Ok(Some(line)) = next_line(&mut reader).await {
+            got.push(line);
+        }
+        assert_eq!(got.len(), 4);
+        assert_eq!(got[0], "one");
+        assert_eq!(got[1], "\u{fffd}bad");
+        assert_eq!(got[2].len(), MAX_LINE_BYTES);
+        assert_eq!(got[3], "last");
+        let mut empty = futures::io::Cursor::new(Vec::new());
+        assert_eq!(next_line(&mut empty).await.ok(), Some(None));
+    }
+
     #[test]
     fn the_pods_to_read() {
         let pods = vec![pod("b", json!({}), 0), pod("a", json!({}), 0)];
         assert_eq!(
-            chosen(pods.clone(), None, "rt").ok(),
+            chosen(pods.clone(), None, "rt", "ai").ok(),
             Some(vec!["a".into(), "b".into()])
         );
         assert_eq!(
-            chosen(pods.clone(), Some("b"), "rt").ok(),
+            chosen(pods.clone(), Some("b"), "rt", "ai").ok(),
             Some(vec!["b".into()])
         );
-        let other = chosen(pods, Some("c"), "rt").err().map(|e| e.to_string());
+        let other = chosen(pods, Some("c"), "rt", "ai")
+            .err()
+            .map(|e| e.to_string());
         assert_eq!(
             other.as_deref(),
             Some("pod \"c\" is not one of runtime rt's pods: a, b")
         );
-        let none = chosen(Vec::new(), None, "rt").err();
-        assert!(matches!(none, Some(Error::NoPods(_))));
+        let none = chosen(Vec::new(), None, "rt", "ai").err();
+        assert!(matches!(none, Some(Error::NoPods { .. })));
     }
 
     #[test]

@@ -4,9 +4,10 @@
 //! reads, [`render`] draws.
 //!
 //! The order of the causes is the order of the questions a person asks:
-//! is it going away, is the operator there, is the spec usable, did the
-//! operator stop, then what the pods say (an image, a crash, memory, a node,
-//! a pod never created, a probe), then the rollout's deadline.
+//! is it going away, is the operator there and caught up, is the spec
+//! usable, did the operator stop, then what the pods of the new revision
+//! say (an image, a container that cannot start, memory, a crash, a node),
+//! a pod never created, a probe, then the rollout's deadline.
 
 pub mod pods;
 pub mod render;
@@ -85,6 +86,7 @@ pub enum Cause {
     InvalidConfiguration,
     Stalled,
     ImagePullFailed,
+    ContainerCannotStart,
     OOMKilled,
     CrashLoop,
     Unschedulable,
@@ -141,6 +143,9 @@ pub struct Diagnosis {
     pub cause: Cause,
     /// The cause in one line.
     pub summary: String,
+    /// The pod the cause was read from, when it is a pod's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod: Option<String>,
     pub next_steps: Vec<Step>,
     pub evidence: Vec<Item>,
     /// Something worth knowing that is not why it is not Ready (an
@@ -150,7 +155,8 @@ pub struct Diagnosis {
     /// The last lines of a crashed container's previous run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub previous_log: Option<PreviousLog>,
-    /// What could not be read, and why ("forbidden: list pods in namespace ai").
+    /// What could not be read, and why ("the pods: forbidden to list pods in
+    /// namespace ai; diagnosed without them").
     pub unread: Vec<String>,
 }
 
@@ -201,6 +207,7 @@ pub fn diagnose(e: &Evidence) -> Diagnosis {
         ready: verdict.cause.is_ready(),
         cause: verdict.cause,
         summary: verdict.summary,
+        pod: verdict.pod,
         next_steps: verdict.steps,
         evidence,
         warnings: autoscaler_warning(e).into_iter().collect(),
@@ -219,6 +226,7 @@ pub fn diagnose(e: &Evidence) -> Diagnosis {
 struct Verdict {
     cause: Cause,
     summary: String,
+    pod: Option<String>,
     steps: Vec<Step>,
     evidence: Vec<Item>,
 }
@@ -228,6 +236,7 @@ impl Verdict {
         Verdict {
             cause,
             summary: summary.into(),
+            pod: None,
             steps: Vec::new(),
             evidence: Vec::new(),
         }
@@ -238,6 +247,11 @@ impl Verdict {
             why: why.into(),
             command,
         });
+        self
+    }
+
+    fn about(mut self, pod: &str) -> Self {
+        self.pod = Some(pod.to_string());
         self
     }
 
@@ -289,6 +303,25 @@ fn verdict(
             .into_iter()
             .fold(v, |v, s| v.step(s.why, Some(s.command)))
     };
+    let ready = condition(condition_type::READY);
+    let is_ready = ready.is_some_and(|c| status_is(c, ConditionStatus::True));
+    let observed = status.observed_generation;
+    if observed.is_some_and(|o| Some(o) < rt.metadata.generation) && !is_ready {
+        return Verdict::new(
+            Cause::OperatorBehind,
+            format!(
+                "the operator has not acted on generation {} of the spec yet (it last reported on {})",
+                rt.metadata.generation.unwrap_or_default(),
+                observed.unwrap_or_default()
+            ),
+        )
+        .step(
+            "check the operator, its leader and your access",
+            Some(shell_command(&["kubectl", "trussium", "check", "-n", &ns])),
+        );
+    }
+    // Conditions below describe the generation the operator last saw, which
+    // is the spec's own from here on (unless Ready: it still serves).
     if let Some(c) = condition(condition_type::CONFIGURATION_VALID)
         .filter(|c| status_is(c, ConditionStatus::False))
     {
@@ -315,23 +348,6 @@ fn verdict(
             ),
         );
         return steps_from_status(v).evidence(object, None, &c.message);
-    }
-    let ready = condition(condition_type::READY);
-    let is_ready = ready.is_some_and(|c| status_is(c, ConditionStatus::True));
-    let observed = status.observed_generation;
-    if observed.is_some_and(|o| Some(o) < rt.metadata.generation) && !is_ready {
-        return Verdict::new(
-            Cause::OperatorBehind,
-            format!(
-                "the operator has not acted on generation {} of the spec yet (it last reported on {})",
-                rt.metadata.generation.unwrap_or_default(),
-                observed.unwrap_or_default()
-            ),
-        )
-        .step(
-            "check the operator, its leader and your access",
-            Some(shell_command(&["kubectl", "trussium", "check", "-n", &ns])),
-        );
     }
     if is_ready {
         let scaled_to_zero = ready.is_some_and(|c| c.reason == reason::SCALED_TO_ZERO);
@@ -372,20 +388,23 @@ fn verdict(
     }
     let message = ready.map(|c| c.message.clone()).unwrap_or_default();
     if e.pods.got().is_none() {
-        return Verdict::new(
+        let v = Verdict::new(
             Cause::Unknown,
             format!(
                 "the pods that would say why cannot be read; the operator reports: {}",
                 safe(&message)
             ),
         )
-        .step(
-            format!(
-                "diagnose with an identity that may get and list pods and events in namespace {ns}"
-            ),
-            None,
-        )
         .evidence(object, None, &message);
+        return match &e.pods {
+            Read::Forbidden(_) => v.step(
+                format!(
+                    "diagnose with an identity that may get and list pods and events in namespace {ns}"
+                ),
+                None,
+            ),
+            _ => v.step("run it again: the error is under Not read", None),
+        };
     }
     if condition(condition_type::PROGRESSING).is_some_and(|c| status_is(c, ConditionStatus::True)) {
         return Verdict::new(
@@ -416,15 +435,18 @@ fn pod_verdict(rt: &TrussiumRuntime, views: &[PodView]) -> Option<Verdict> {
     let ns = rt.namespace().unwrap_or_default();
     let rank = |p: &Problem| match p {
         Problem::ImagePull { .. } => Some(0),
-        Problem::OutOfMemory { .. } => Some(1),
-        Problem::CrashLoop { .. } => Some(2),
-        Problem::Unschedulable { .. } => Some(3),
+        Problem::CannotStart { .. } => Some(1),
+        Problem::OutOfMemory { .. } => Some(2),
+        Problem::CrashLoop { .. } => Some(3),
+        Problem::Unschedulable { .. } => Some(4),
         _ => None,
     };
+    // The new revision's pods decide the rollout: an old pod's trouble
+    // (a registry that is down for it too) comes after theirs.
     let (pod, problem) = views
         .iter()
         .filter_map(|v| v.problem.as_ref().and_then(|p| Some((rank(p)?, v, p))))
-        .min_by_key(|(rank, v, _)| (*rank, v.revision != Revision::New))
+        .min_by_key(|(rank, v, _)| (v.revision != Revision::New, *rank))
         .map(|(_, v, p)| (v, p))?;
     let alike = views
         .iter()
@@ -501,8 +523,22 @@ fn pod_verdict(rt: &TrussiumRuntime, views: &[PodView]) -> Option<Verdict> {
                 ),
             )
             .step("read why in the previous run's log", Some(logs));
-            rollback_step(rt, v).evidence(object, pod.created, message.as_deref().unwrap_or(""))
+            let said = message.clone().unwrap_or_else(|| format!("last run ended: {exit}"));
+            rollback_step(rt, v).evidence(object, pod.created, &said)
         }
+        Problem::CannotStart { reason, message } => Verdict::new(
+            Cause::ContainerCannotStart,
+            format!(
+                "the kubelet cannot start the container ({}, {pods_word}): {}",
+                safe(reason),
+                safe(message)
+            ),
+        )
+        .step(
+            "a Secret or ConfigMap key the container refers to is missing, or its spec is refused: the message names it",
+            None,
+        )
+        .evidence(object, pod.created, message),
         Problem::Unschedulable { message } => Verdict::new(
             Cause::Unschedulable,
             format!("no node can take the pods ({pods_word}): {}", safe(message)),
@@ -514,7 +550,7 @@ fn pod_verdict(rt: &TrussiumRuntime, views: &[PodView]) -> Option<Verdict> {
         .evidence(object, pod.created, message),
         _ => return None,
     };
-    Some(v)
+    Some(v.about(&pod.name))
 }
 
 /// Pods the ReplicaSet controller cannot create (quota, Pod Security, an
@@ -627,7 +663,8 @@ fn ready_but_probe_fails(rt: &TrussiumRuntime, views: &[PodView]) -> Option<Verd
                 trussium_api::operator::RUNTIME_CONTAINER,
             ])),
         )
-        .evidence(format!("Pod/{}", first.name), since, "running, not ready"),
+        .evidence(format!("Pod/{}", first.name), since, "running, not ready")
+        .about(&first.name),
     )
 }
 

@@ -55,6 +55,10 @@ pub enum Problem {
         limit: Option<String>,
         restarts: i32,
     },
+    /// The kubelet cannot create or start the container from its spec
+    /// (CreateContainerConfigError: a Secret or ConfigMap key it names is
+    /// missing; CreateContainerError, RunContainerError).
+    CannotStart { reason: String, message: String },
     /// The container keeps exiting.
     CrashLoop {
         exit_code: Option<i32>,
@@ -76,7 +80,9 @@ impl Problem {
     /// The short state a table shows: the kubelet's or scheduler's reason.
     pub fn state(&self) -> String {
         match self {
-            Problem::ImagePull { reason, .. } | Problem::Waiting { reason, .. } => reason.clone(),
+            Problem::ImagePull { reason, .. }
+            | Problem::CannotStart { reason, .. }
+            | Problem::Waiting { reason, .. } => reason.clone(),
             Problem::OutOfMemory { .. } => "OOMKilled".to_string(),
             Problem::CrashLoop {
                 exit_code, reason, ..
@@ -96,6 +102,7 @@ impl Problem {
     pub fn message(&self) -> Option<&str> {
         match self {
             Problem::ImagePull { message, .. }
+            | Problem::CannotStart { message, .. }
             | Problem::Waiting { message, .. }
             | Problem::Unschedulable { message } => Some(message.as_str()),
             Problem::CrashLoop { message, .. } => message.as_deref(),
@@ -220,6 +227,9 @@ fn problem(pod: &Pod, container: Option<&ContainerStatus>) -> Option<Problem> {
                 image: container.image.clone(),
             });
         }
+        if is_start_failure(&reason) {
+            return Some(Problem::CannotStart { reason, message });
+        }
         if reason == "CrashLoopBackOff" || last.is_some() {
             return Some(exited(pod, container, last.as_ref(), killed_for_memory));
         }
@@ -229,9 +239,10 @@ fn problem(pod: &Pod, container: Option<&ContainerStatus>) -> Option<Problem> {
         return Some(exited(pod, container, Some(terminated), killed_for_memory));
     }
     if let Some(running) = &state.running {
-        // Restarted before and running again: the crash is the story
-        // (a container that crashes after a while is ready in between).
-        if let Some(last) = last.as_ref().filter(|_| container.restart_count > 0) {
+        // Restarted more than once and running again: the crashes are the
+        // story (a container that crashes after a while runs in between).
+        // One restart long ago is not a loop.
+        if let Some(last) = last.as_ref().filter(|_| container.restart_count > 1) {
             return Some(exited(pod, container, Some(last), killed_for_memory));
         }
         return Some(Problem::NotReady {
@@ -260,6 +271,14 @@ fn exited(
         message: terminated.and_then(|t| t.message.clone()),
         restarts: container.restart_count,
     }
+}
+
+/// The kubelet's reasons for a container it cannot create or start.
+pub fn is_start_failure(reason: &str) -> bool {
+    matches!(
+        reason,
+        "CreateContainerConfigError" | "CreateContainerError" | "RunContainerError"
+    )
 }
 
 /// The kubelet's reasons for an image it cannot pull.
@@ -316,7 +335,7 @@ mod tests {
                      "resources": {"limits": {"memory": "256Mi"}}}]},
             "status": status,
         });
-        serde_json::from_value(pod).unwrap_or_default()
+        serde_json::from_value(pod).unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn container(fields: serde_json::Value) -> serde_json::Value {
@@ -389,8 +408,16 @@ mod tests {
                 restarts: 2
             })
         );
-        // Running again between crashes: still the crash.
-        let between = running(container(json!({"restartCount": 1,
+        // Running again between crashes: still the crash; after one
+        // restart long ago, only a container that is not ready.
+        let once = running(container(json!({"restartCount": 1,
+            "state": {"running": {"startedAt": "2026-12-01T10:00:01Z"}},
+            "lastState": {"terminated": {"exitCode": 1}}})));
+        assert!(matches!(
+            view(&once, None).problem,
+            Some(Problem::NotReady { .. })
+        ));
+        let between = running(container(json!({"restartCount": 2,
             "state": {"running": {"startedAt": "2026-12-01T10:00:01Z"}},
             "lastState": {"terminated": {"exitCode": 1}}})));
         assert!(matches!(
@@ -407,6 +434,22 @@ mod tests {
             view(&ended, None).problem,
             Some(Problem::OutOfMemory { .. })
         ));
+    }
+
+    #[test]
+    fn a_container_the_kubelet_cannot_create() {
+        let p = pod(
+            json!({"phase": "Pending", "containerStatuses": [container(json!({
+            "state": {"waiting": {"reason": "CreateContainerConfigError",
+                "message": "couldn't find key api-key in Secret ai/openai"}}}))]}),
+        );
+        assert_eq!(
+            view(&p, None).problem,
+            Some(Problem::CannotStart {
+                reason: "CreateContainerConfigError".into(),
+                message: "couldn't find key api-key in Secret ai/openai".into()
+            })
+        );
     }
 
     #[test]
@@ -453,7 +496,7 @@ mod tests {
             serde_json::from_value(json!({"metadata": {"name": format!("rt-{hash}"),
                 "labels": {TEMPLATE_HASH_LABEL: hash},
                 "annotations": {REVISION_ANNOTATION: revision}}}))
-            .unwrap_or_default()
+            .unwrap_or_else(|e| panic!("{e}"))
         };
         let sets = [rs("old", "1"), rs("new", "2")];
         assert_eq!(

@@ -571,3 +571,104 @@ fn a_ready_runtime_whose_service_routes_nowhere() {
     assert_eq!(d.cause, Cause::Ready);
     assert_eq!(d.unread.len(), 1);
 }
+
+#[test]
+fn the_new_revisions_pods_decide_before_an_old_pods_trouble() {
+    // An old pod cannot pull (its registry is down too); the new ones crash.
+    let old = pod(
+        "p-old",
+        "old",
+        waiting("ImagePullBackOff", "registry down", None, 0),
+    );
+    let crash = pod(
+        "p-new",
+        "new",
+        waiting(
+            "CrashLoopBackOff",
+            "",
+            Some(json!({"exitCode": 1, "reason": "Error"})),
+            4,
+        ),
+    );
+    let d = diagnose(&evidence(not_ready(), both_sets(), vec![old, crash]));
+    assert_eq!(d.cause, Cause::CrashLoop);
+    assert_eq!(d.pod.as_deref(), Some("p-new"));
+    assert_eq!(d.evidence[0].object, "Pod/p-new");
+    assert_eq!(d.evidence[0].message, "last run ended: exit code 1");
+}
+
+#[test]
+fn a_container_the_kubelet_cannot_start_quotes_it() {
+    let p = pod(
+        "p-1",
+        "new",
+        waiting(
+            "CreateContainerConfigError",
+            "couldn't find key api-key in Secret ai/openai",
+            None,
+            0,
+        ),
+    );
+    let d = diagnose(&evidence(not_ready(), both_sets(), vec![p]));
+    assert_eq!(d.cause, Cause::ContainerCannotStart);
+    assert_eq!(
+        d.summary,
+        "the kubelet cannot start the container (CreateContainerConfigError, pod p-1): couldn't find key api-key in Secret ai/openai"
+    );
+    // No rollback: the image is not the problem.
+    assert!(commands(&d).is_empty());
+}
+
+#[test]
+fn an_operator_behind_the_spec_outranks_its_old_verdicts() {
+    let mut rt = runtime(&[(
+        "ConfigurationValid",
+        "False",
+        "SecretNotFound",
+        "Secret \"openai\" not found.",
+    )]);
+    rt.metadata.generation = Some(3);
+    let d = diagnose(&evidence(rt, Vec::new(), Vec::new()));
+    assert_eq!(d.cause, Cause::OperatorBehind);
+}
+
+#[test]
+fn pods_that_fail_to_list_are_not_blamed_on_permissions() {
+    let mut e = evidence(not_ready(), both_sets(), Vec::new());
+    e.pods = Read::Failed("list pods failed (504): timeout".into());
+    let d = diagnose(&e);
+    assert_eq!(d.cause, Cause::Unknown);
+    assert_eq!(
+        d.next_steps[0].why,
+        "run it again: the error is under Not read"
+    );
+}
+
+#[test]
+fn hostile_text_in_images_reasons_and_logs_is_made_safe_everywhere() {
+    let evil = "evil\u{1b}]0;pwned\u{7}";
+    let mut c = json!({"name": "runtime", "image": format!("r/t:{evil}"),
+        "imageID": "", "ready": false, "restartCount": 5,
+        "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+        "lastState": {"terminated": {"exitCode": 1, "reason": evil}}});
+    c["state"]["waiting"]["message"] = json!(evil);
+    let crash = pod(
+        "p-1",
+        "new",
+        json!({"phase": "Running", "containerStatuses": [c]}),
+    );
+    let mut e = evidence(not_ready(), both_sets(), vec![crash]);
+    e.previous_log = Some(("p-1".into(), Read::Got(format!("{evil}\n"))));
+    let d = diagnose(&e);
+    let texts = [
+        headline(&d, Palette::PLAIN),
+        render_detail(&d, now(), Palette::PLAIN),
+        render_triage(std::slice::from_ref(&d), Palette::PLAIN),
+    ];
+    for text in texts {
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text}"
+        );
+    }
+}

@@ -267,6 +267,8 @@ impl DetailState {
     fn pods(&self, rt: &TrussiumRuntime) -> RuntimePods {
         match &self.pods_problem {
             Some(why) => RuntimePods::Unavailable(why.clone()),
+            // Before the first list, "none" would be a guess.
+            None if !self.pods.ready => RuntimePods::Unavailable("not listed yet".to_string()),
             None => RuntimePods::Shown(runtime_pods::views(rt, self.pods.items.values())),
         }
     }

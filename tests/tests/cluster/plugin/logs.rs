@@ -142,6 +142,11 @@ async fn logs_shows_and_follows_every_pod() -> TestResult {
                 .wait_until_seen(&format!("{}listening on :9000", prefix(pod)), QUICK)
                 .await?;
         }
+        // --tail 1 held for the pods there at the start.
+        ensure(
+            !follow.seen.contains("trussium gateway starting"),
+            format!("--tail 1 not applied:\n{}", follow.seen),
+        )?;
         h.set_replicas("chatty", 3).await?;
         h.wait_ready("chatty").await?;
         let third = pod_names(h, "chatty")
@@ -174,6 +179,15 @@ async fn logs_shows_and_follows_every_pod() -> TestResult {
             "$ kubectl trussium logs chatty -f --tail 1\n{}",
             follow.seen
         );
+        // Each pod's lines once.
+        let mut lines: Vec<&str> = follow.seen.lines().collect();
+        let all = lines.len();
+        lines.sort();
+        lines.dedup();
+        ensure(
+            lines.len() == all,
+            format!("a line repeated:\n{}", follow.seen),
+        )?;
         follow.stop();
         Ok(())
     })
