@@ -33,6 +33,7 @@ pub const RUNTIMES: &str = "trussiumruntimes.runtime.trussium.io";
 pub const EVENTS: &str = "events.events.k8s.io";
 pub const DEPLOYMENTS: &str = "deployments.apps";
 pub const REPLICA_SETS: &str = "replicasets.apps";
+pub const PODS: &str = "pods";
 pub const CRDS: &str = "customresourcedefinitions.apiextensions.k8s.io";
 pub const LEASES: &str = "leases.coordination.k8s.io";
 pub const NAMESPACES: &str = "namespaces";

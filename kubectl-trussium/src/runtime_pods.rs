@@ -11,7 +11,7 @@ use trussium_api::labels as keys;
 use crate::client::Target;
 use crate::commands::status::RuntimePods;
 use crate::diagnosis::pods::{self, PodView};
-use crate::error::{Request, Result};
+use crate::error::{PODS, Request, Result};
 
 /// The label selector of one runtime's pods (and ReplicaSets).
 pub fn selector(name: &str) -> String {
@@ -25,7 +25,7 @@ pub fn selector(name: &str) -> String {
 
 /// The request that lists them, as errors name it.
 pub fn list_request(target: &Target) -> Request {
-    Request::new("list", "pods").namespace(Some(&target.namespace))
+    Request::new("list", PODS).namespace(Some(&target.namespace))
 }
 
 /// The runtime's pods in the target namespace, in pages.

@@ -30,7 +30,7 @@ use crate::client::Target;
 use crate::commands::logs::log_lines;
 use crate::diagnosis::render::{render_detail, render_triage};
 use crate::diagnosis::{Cause, Diagnosis, Evidence, Read, diagnose};
-use crate::error::{DEPLOYMENTS, EVENTS, Error, REPLICA_SETS, Request, Result};
+use crate::error::{DEPLOYMENTS, EVENTS, Error, PODS, REPLICA_SETS, Request, Result};
 use crate::output::{self, OutputFormat, Palette};
 use crate::runtime_pods;
 
@@ -89,7 +89,7 @@ async fn one(
     let (deployment, replica_sets, pods, events, endpoints, autoscaler) = tokio::join!(
         read_one::<Deployment>(target, ns, name, DEPLOYMENTS),
         read_list::<ReplicaSet>(target, Some(ns), selector.clone(), REPLICA_SETS),
-        read_list::<Pod>(target, Some(ns), selector.clone(), "pods"),
+        read_list::<Pod>(target, Some(ns), selector.clone(), PODS),
         read_list::<Event>(target, Some(ns), ListParams::default(), EVENTS),
         read_list::<EndpointSlice>(
             target,
@@ -157,7 +157,7 @@ async fn triage(target: &Target, format: Option<OutputFormat>, palette: Palette)
     let (deployments, replica_sets, pods) = tokio::join!(
         read_list::<Deployment>(target, scope, selector.clone(), DEPLOYMENTS),
         read_list::<ReplicaSet>(target, scope, selector.clone(), REPLICA_SETS),
-        read_list::<Pod>(target, scope, selector.clone(), "pods"),
+        read_list::<Pod>(target, scope, selector.clone(), PODS),
     );
     let deployments = by_runtime(deployments, |d: &Deployment| Some(d.name_any()));
     let replica_sets = by_runtime(replica_sets, instance_of);
@@ -221,29 +221,22 @@ fn by_runtime<K: Resource>(
     read: Read<Vec<K>>,
     runtime_of: impl Fn(&K) -> Option<String>,
 ) -> ByRuntime<K> {
-    match read {
-        Read::Got(items) => {
-            let mut map: BTreeMap<(String, String), Vec<K>> = BTreeMap::new();
-            for item in items {
-                if let Some(runtime) = runtime_of(&item) {
-                    map.entry((item.namespace().unwrap_or_default(), runtime))
-                        .or_default()
-                        .push(item);
-                }
+    read.map(|items| {
+        let mut map: BTreeMap<(String, String), Vec<K>> = BTreeMap::new();
+        for item in items {
+            if let Some(runtime) = runtime_of(&item) {
+                map.entry((item.namespace().unwrap_or_default(), runtime))
+                    .or_default()
+                    .push(item);
             }
-            Read::Got(map)
         }
-        Read::Forbidden(why) => Read::Forbidden(why),
-        Read::Failed(why) => Read::Failed(why),
-    }
+        map
+    })
 }
 
 fn pick<K: Clone>(read: &ByRuntime<K>, key: &(String, String)) -> Read<Vec<K>> {
-    match read {
-        Read::Got(map) => Read::Got(map.get(key).cloned().unwrap_or_default()),
-        Read::Forbidden(why) => Read::Forbidden(why.clone()),
-        Read::Failed(why) => Read::Failed(why.clone()),
-    }
+    read.as_ref()
+        .map(|map| map.get(key).cloned().unwrap_or_default())
 }
 
 /// The pod whose previous run's log says why it crashed: the one the

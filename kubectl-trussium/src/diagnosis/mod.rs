@@ -46,6 +46,14 @@ impl<T> Read<T> {
         }
     }
 
+    pub fn as_ref(&self) -> Read<&T> {
+        match self {
+            Read::Got(t) => Read::Got(t),
+            Read::Forbidden(why) => Read::Forbidden(why.clone()),
+            Read::Failed(why) => Read::Failed(why.clone()),
+        }
+    }
+
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Read<U> {
         match self {
             Read::Got(t) => Read::Got(f(t)),
@@ -199,7 +207,7 @@ pub fn diagnose(e: &Evidence) -> Diagnosis {
         note_unread(&mut unread, endpoints, "the Service's EndpointSlices");
     }
     if let Some((_, log)) = &e.previous_log {
-        note_unread(&mut unread, log, "the previous container's log");
+        note_unread(&mut unread, log, "the previous run's log");
     }
     Diagnosis {
         namespace: rt.namespace().unwrap_or_default(),
@@ -458,16 +466,7 @@ fn pod_verdict(rt: &TrussiumRuntime, views: &[PodView]) -> Option<Verdict> {
         format!("{alike} pods")
     };
     let object = format!("Pod/{}", pod.name);
-    let logs = shell_command(&[
-        "kubectl",
-        "logs",
-        &pod.name,
-        "-n",
-        &ns,
-        "-c",
-        trussium_api::operator::RUNTIME_CONTAINER,
-        "--previous",
-    ]);
+    let logs = logs_command(&pod.name, &ns, true);
     let v = match problem {
         Problem::ImagePull {
             reason,
@@ -653,15 +652,7 @@ fn ready_but_probe_fails(rt: &TrussiumRuntime, views: &[PodView]) -> Option<Verd
         )
         .step(
             "read the container's log: the gateway reports why it is not ready (a provider it cannot reach, a bad model)",
-            Some(shell_command(&[
-                "kubectl",
-                "logs",
-                &first.name,
-                "-n",
-                &ns,
-                "-c",
-                trussium_api::operator::RUNTIME_CONTAINER,
-            ])),
+            Some(logs_command(&first.name, &ns, false)),
         )
         .evidence(format!("Pod/{}", first.name), since, "running, not ready")
         .about(&first.name),
@@ -709,6 +700,23 @@ fn no_endpoints(e: &Evidence, views: &[PodView]) -> Option<Verdict> {
             ])),
         ),
     )
+}
+
+/// `kubectl logs` of the runtime container of `pod` (its previous run).
+fn logs_command(pod: &str, ns: &str, previous: bool) -> String {
+    let mut words = vec![
+        "kubectl",
+        "logs",
+        pod,
+        "-n",
+        ns,
+        "-c",
+        trussium_api::operator::RUNTIME_CONTAINER,
+    ];
+    if previous {
+        words.push("--previous");
+    }
+    shell_command(&words)
 }
 
 /// A rollback, when an earlier image rolled out and is not the one wanted.
@@ -821,7 +829,8 @@ fn note_unread<T>(unread: &mut Vec<String>, read: &Read<T>, what: &str) {
     match read {
         Read::Got(_) => {}
         Read::Forbidden(request) => unread.push(format!(
-            "{what}: forbidden to {request}; diagnosed without them"
+            "{what}: forbidden to {request}; diagnosed without {}",
+            if what.ends_with('s') { "them" } else { "it" }
         )),
         Read::Failed(error) => unread.push(format!("{what}: {}", safe(error))),
     }

@@ -16,7 +16,7 @@ use super::render::{RecentEvents, RuntimePods, render_detail, render_list};
 use super::{machine, machine_list, nothing_found};
 
 use crate::client::{Target, watch_error_is_fatal};
-use crate::error::{EVENTS, RUNTIMES, Request, Result};
+use crate::error::{EVENTS, PODS, RUNTIMES, Request, Result};
 use crate::fetched::Fetched;
 use crate::output::{self, OutputFormat, Palette};
 use crate::terminal::safe;
@@ -230,7 +230,7 @@ impl DetailState {
                 self.pods.apply(pod);
             }
             Change::Pod(Err(e)) => {
-                let req = Request::new("watch", "pods").namespace(Some(&target.namespace));
+                let req = Request::new("watch", PODS).namespace(Some(&target.namespace));
                 self.pods_problem = Some(target.fail_watch(req, e).to_string());
             }
         }
