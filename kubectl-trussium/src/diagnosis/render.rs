@@ -68,11 +68,11 @@ pub fn headline(d: &Diagnosis, palette: Palette) -> String {
 pub fn render_triage(all: &[Diagnosis], palette: Palette) -> String {
     let failing: Vec<&Diagnosis> = all.iter().filter(|d| !d.ready).collect();
     if failing.is_empty() {
-        return format!(
-            "{} all {} runtimes are Ready\n",
-            palette.good("✓"),
-            all.len()
-        );
+        let all = match all.len() {
+            1 => "the only runtime is Ready".to_string(),
+            n => format!("all {n} runtimes are Ready"),
+        };
+        return format!("{} {all}\n", palette.good("✓"));
     }
     let mut t = table::new(&["NAMESPACE", "NAME", "CAUSE", "SUMMARY"], palette);
     for d in &failing {

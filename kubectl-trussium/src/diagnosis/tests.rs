@@ -497,7 +497,11 @@ fn triage_lists_only_what_is_not_ready() {
     ));
     assert_eq!(
         render_triage(std::slice::from_ref(&ready), Palette::PLAIN),
-        "✓ all 1 runtimes are Ready\n"
+        "✓ the only runtime is Ready\n"
+    );
+    assert_eq!(
+        render_triage(&[ready.clone(), ready.clone()], Palette::PLAIN),
+        "✓ all 2 runtimes are Ready\n"
     );
     let pulling = pod("p-1", "new", waiting("ErrImagePull", "x", None, 0));
     let failing = diagnose(&evidence(not_ready(), both_sets(), vec![pulling]));
