@@ -27,9 +27,9 @@ use trussium_api::operator::RUNTIME_CONTAINER;
 
 use crate::cli::RuntimeName;
 use crate::client::Target;
-use crate::commands::logs::log_lines;
+use crate::commands::logs::{log_lines, log_request};
 use crate::diagnosis::render::{render_detail, render_triage};
-use crate::diagnosis::{Cause, Diagnosis, Evidence, Read, diagnose};
+use crate::diagnosis::{Cause, Diagnosis, Evidence, Read, diagnose, endpoint_slices_of};
 use crate::error::{DEPLOYMENTS, EVENTS, Error, PODS, REPLICA_SETS, Request, Result};
 use crate::output::{self, OutputFormat, Palette};
 use crate::runtime_pods;
@@ -85,7 +85,7 @@ async fn one(
     let ns = target.namespace.as_str();
     let selector = ListParams::default().labels(&runtime_pods::selector(name));
     let autoscaling = crate::interpret::autoscaling_enabled(&runtime);
-    let services = ListParams::default().labels(&format!("kubernetes.io/service-name={name}"));
+    let services = ListParams::default().labels(&endpoint_slices_of(name));
     let (deployment, replica_sets, pods, events, endpoints, autoscaler) = tokio::join!(
         read_one::<Deployment>(target, ns, name, DEPLOYMENTS),
         read_list::<ReplicaSet>(target, Some(ns), selector.clone(), REPLICA_SETS),
@@ -248,7 +248,7 @@ fn crashed_pod(d: &Diagnosis) -> Option<String> {
     d.pod.clone()
 }
 
-async fn previous_log(target: &Target, ns: &str, pod: &str) -> Read<String> {
+async fn previous_log(target: &Target, ns: &str, pod: &str) -> Read<Vec<String>> {
     let pods: Api<Pod> = Api::namespaced(target.client.clone(), ns);
     let params = LogParams {
         container: Some(RUNTIME_CONTAINER.to_string()),
@@ -256,15 +256,12 @@ async fn previous_log(target: &Target, ns: &str, pod: &str) -> Read<String> {
         tail_lines: Some(LOG_LINES),
         ..LogParams::default()
     };
-    let request = Request::new("get", "pods/log")
-        .namespace(Some(ns))
-        .name(pod);
     match log_lines(&pods, pod, &params).await {
         // The kubelet keeps no log of the previous run (or cannot serve it).
         Err(kube::Error::Api(status)) if status.code == 404 => Read::Failed(format!(
             "the kubelet has no log of {pod}'s previous run to show"
         )),
-        result => classify(target, request, result.map(|lines| lines.join("\n"))),
+        result => classify(target, log_request(target, pod), result),
     }
 }
 

@@ -145,7 +145,8 @@ fn params(args: &LogsArgs, follow: bool, joined_later: bool) -> LogParams {
     }
 }
 
-fn log_request(target: &Target, pod: &str) -> Request {
+/// The request that reads `pod`'s log, as errors name it.
+pub fn log_request(target: &Target, pod: &str) -> Request {
     Request::new("get", "pods/log")
         .namespace(Some(&target.namespace))
         .name(pod)

@@ -79,7 +79,7 @@ pub struct Evidence {
     /// (`-A` reads none).
     pub endpoints: Option<Read<Vec<EndpointSlice>>>,
     /// The last lines of a crashed container's previous run: (pod, lines).
-    pub previous_log: Option<(String, Read<String>)>,
+    pub previous_log: Option<(String, Read<Vec<String>>)>,
 }
 
 /// The root cause, one word for scripts.
@@ -221,9 +221,9 @@ pub fn diagnose(e: &Evidence) -> Diagnosis {
         warnings: autoscaler_warning(e).into_iter().collect(),
         pods: views,
         previous_log: match &e.previous_log {
-            Some((pod, Read::Got(text))) => Some(PreviousLog {
+            Some((pod, Read::Got(lines))) => Some(PreviousLog {
                 pod: pod.clone(),
-                lines: text.lines().map(str::to_string).collect(),
+                lines: lines.clone(),
             }),
             _ => None,
         },
@@ -292,13 +292,12 @@ fn verdict(
         );
     }
     let Some(status) = &rt.status else {
-        return Verdict::new(
-            Cause::NoStatus,
-            "the operator has not reported on it: is the operator running?",
-        )
-        .step(
-            "check the operator, its leader and your access",
-            Some(shell_command(&["kubectl", "trussium", "check", "-n", &ns])),
+        return check_step(
+            Verdict::new(
+                Cause::NoStatus,
+                "the operator has not reported on it: is the operator running?",
+            ),
+            &ns,
         );
     };
     let condition = |t: &str| {
@@ -315,18 +314,15 @@ fn verdict(
     let is_ready = ready.is_some_and(|c| status_is(c, ConditionStatus::True));
     let observed = status.observed_generation;
     if observed.is_some_and(|o| Some(o) < rt.metadata.generation) && !is_ready {
-        return Verdict::new(
+        let v = Verdict::new(
             Cause::OperatorBehind,
             format!(
                 "the operator has not acted on generation {} of the spec yet (it last reported on {})",
                 rt.metadata.generation.unwrap_or_default(),
                 observed.unwrap_or_default()
             ),
-        )
-        .step(
-            "check the operator, its leader and your access",
-            Some(shell_command(&["kubectl", "trussium", "check", "-n", &ns])),
         );
+        return check_step(v, &ns);
     }
     // Conditions below describe the generation the operator last saw, which
     // is the spec's own from here on (unless Ready: it still serves).
@@ -460,11 +456,7 @@ fn pod_verdict(rt: &TrussiumRuntime, views: &[PodView]) -> Option<Verdict> {
         .iter()
         .filter(|v| v.problem.as_ref().map(Problem::state) == Some(problem.state()))
         .count();
-    let pods_word = if alike == 1 {
-        format!("pod {}", pod.name)
-    } else {
-        format!("{alike} pods")
-    };
+    let pods_word = pods_word(alike, &pod.name);
     let object = format!("Pod/{}", pod.name);
     let logs = logs_command(&pod.name, &ns, true);
     let v = match problem {
@@ -561,36 +553,31 @@ fn not_created(
     replica_sets: &[ReplicaSet],
 ) -> Option<Verdict> {
     let ns = rt.namespace().unwrap_or_default();
-    let from_sets = replica_sets.iter().find_map(|rs| {
-        let c = rs
-            .status
-            .as_ref()?
-            .conditions
-            .as_deref()?
-            .iter()
-            .find(|c| c.type_ == "ReplicaFailure" && status_is(c, ConditionStatus::True))?;
-        Some((
-            format!("ReplicaSet/{}", rs.name_any()),
-            c.last_transition_time.as_ref().map(|t| t.0),
-            c.message.clone().unwrap_or_default(),
-        ))
-    });
-    let from_deployment = || {
-        let d = deployment?;
-        let c = d
-            .status
-            .as_ref()?
-            .conditions
-            .as_deref()?
-            .iter()
-            .find(|c| c.type_ == "ReplicaFailure" && status_is(c, ConditionStatus::True))?;
-        Some((
-            format!("Deployment/{}", d.name_any()),
-            c.last_transition_time.as_ref().map(|t| t.0),
-            c.message.clone().unwrap_or_default(),
-        ))
-    };
-    let (object, since, message) = from_sets.or_else(from_deployment)?;
+    // The ReplicaFailure of a ReplicaSet or a Deployment: two condition
+    // types with the same fields.
+    macro_rules! failure {
+        ($kind:literal, $object:expr) => {{
+            let object = $object;
+            object
+                .status
+                .as_ref()
+                .and_then(|s| s.conditions.as_deref())
+                .unwrap_or_default()
+                .iter()
+                .find(|c| c.type_ == "ReplicaFailure" && status_is(c, ConditionStatus::True))
+                .map(|c| {
+                    (
+                        format!("{}/{}", $kind, object.name_any()),
+                        c.last_transition_time.as_ref().map(|t| t.0),
+                        c.message.clone().unwrap_or_default(),
+                    )
+                })
+        }};
+    }
+    let (object, since, message) = replica_sets
+        .iter()
+        .find_map(|rs| failure!("ReplicaSet", rs))
+        .or_else(|| deployment.and_then(|d| failure!("Deployment", d)))?;
     let v = Verdict::new(
         Cause::PodsNotCreated,
         format!("pods are not created: {}", safe(&message)),
@@ -638,11 +625,7 @@ fn ready_but_probe_fails(rt: &TrussiumRuntime, views: &[PodView]) -> Option<Verd
         Some(Problem::NotReady { since }) => since,
         _ => None,
     };
-    let pods_word = if failing.len() == 1 {
-        format!("pod {}", first.name)
-    } else {
-        format!("{} pods", failing.len())
-    };
+    let pods_word = pods_word(failing.len(), &first.name);
     Some(
         Verdict::new(
             Cause::ContainerNotReady,
@@ -678,7 +661,7 @@ fn no_endpoints(e: &Evidence, views: &[PodView]) -> Option<Verdict> {
     }
     let name = e.runtime.name_any();
     let ns = e.runtime.namespace().unwrap_or_default();
-    let selector = format!("kubernetes.io/service-name={name}");
+    let selector = endpoint_slices_of(&name);
     Some(
         Verdict::new(
             Cause::NoEndpoints,
@@ -700,6 +683,28 @@ fn no_endpoints(e: &Evidence, views: &[PodView]) -> Option<Verdict> {
             ])),
         ),
     )
+}
+
+/// `n` pods, named when it is one.
+fn pods_word(n: usize, first: &str) -> String {
+    if n == 1 {
+        format!("pod {first}")
+    } else {
+        format!("{n} pods")
+    }
+}
+
+/// The step to `kubectl trussium check` the operator.
+fn check_step(v: Verdict, ns: &str) -> Verdict {
+    v.step(
+        "check the operator, its leader and your access",
+        Some(shell_command(&["kubectl", "trussium", "check", "-n", ns])),
+    )
+}
+
+/// The label selector of a Service's EndpointSlices.
+pub fn endpoint_slices_of(service: &str) -> String {
+    format!("kubernetes.io/service-name={service}")
 }
 
 /// `kubectl logs` of the runtime container of `pod` (its previous run).

@@ -205,7 +205,7 @@ fn a_crash_loop_names_the_exit_code_and_the_log_to_read() {
     let mut e = evidence(not_ready(), both_sets(), vec![crash]);
     e.previous_log = Some((
         "p-1".into(),
-        Read::Got("starting\nno model llama9\n".into()),
+        Read::Got(vec!["starting".into(), "no model llama9".into()]),
     ));
     let d = diagnose(&e);
     assert_eq!(d.cause, Cause::CrashLoop);
@@ -662,7 +662,7 @@ fn hostile_text_in_images_reasons_and_logs_is_made_safe_everywhere() {
         json!({"phase": "Running", "containerStatuses": [c]}),
     );
     let mut e = evidence(not_ready(), both_sets(), vec![crash]);
-    e.previous_log = Some(("p-1".into(), Read::Got(format!("{evil}\n"))));
+    e.previous_log = Some(("p-1".into(), Read::Got(vec![evil.to_string()])));
     let d = diagnose(&e);
     let texts = [
         headline(&d, Palette::PLAIN),
