@@ -80,8 +80,8 @@ pub use release::{
 };
 pub use replica::{Identity, LEADER_ELECTION_ROLE, Memory, Replica, install_leader_election_rbac};
 pub use runtimes::{
-    CRASH_LOOP_IMAGE, NEVER_READY_IMAGE, NEW_TAG, NOT_READY_IMAGE, OLD_TAG, OOM_KILLED_IMAGE,
-    REPOSITORY, image, merge, minimal, openai_runtime, sample, secret,
+    CRASH_LOOP_IMAGE, MARKED_REPOSITORY, NEVER_READY_IMAGE, NEW_TAG, NOT_READY_IMAGE, OLD_TAG,
+    OOM_KILLED_IMAGE, REPOSITORY, image, merge, minimal, openai_runtime, sample, secret,
 };
 pub use scrape::{HttpResponse, http_get, http_request};
 pub use status::{all_ready, condition, condition_summary, is_ready};

@@ -18,6 +18,8 @@ pub const OLD_TAG: &str = "v1.22.0";
 pub const NEW_TAG: &str = "v1.23.0";
 /// The image whose pods KWOK never makes ready (for failed-rollout tests).
 pub const NEVER_READY_IMAGE: &str = "registry.invalid/trussium:never-ready";
+/// The repository of the marked images: any other tag of it becomes ready.
+pub const MARKED_REPOSITORY: &str = "registry.invalid/trussium";
 /// Images the local cluster's KWOK stages fail in the kubelet's other ways
 /// (tests/cluster/kwok-stages.yaml): a crash loop exiting 3, a container
 /// OOMKilled, a container that runs and is never ready.

@@ -11,30 +11,21 @@ use crate::operator::support::PROGRESS_DEADLINE_ARG;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::{
-    BoxError, CONVERGE, Harness, NEVER_READY_IMAGE, TestResult, minimal, wait_for, with_operator,
-};
+use trussium_e2e::MARKED_REPOSITORY;
+use trussium_e2e::{BoxError, CONVERGE, Harness, TestResult, minimal, wait_for, with_operator};
 use trussium_e2e::{
     PluginOutput, ensure_contains, ensure_exit, kubectl_trussium, plugin_dir, plugin_in,
 };
 
 use super::support::Running;
 
-/// The repository of NEVER_READY_IMAGE: its `never-ready` tag is the one KWOK
-/// never makes ready; any other tag becomes ready.
-fn repository() -> &'static str {
-    NEVER_READY_IMAGE
-        .rsplit_once(':')
-        .map_or(NEVER_READY_IMAGE, |(repo, _)| repo)
-}
-
 const NEVER_READY: &str = "never-ready";
 
-/// The minimal sample at `repository()`:`tag`, with `replicas`.
+/// The minimal sample at `MARKED_REPOSITORY`:`tag`, with `replicas`.
 fn minimal_at(name: &str, tag: &str, replicas: i32) -> Result<serde_json::Value, BoxError> {
     minimal(
         name,
-        json!({"image": {"repository": repository(), "tag": tag}, "replicas": replicas}),
+        json!({"image": {"repository": MARKED_REPOSITORY, "tag": tag}, "replicas": replicas}),
     )
 }
 
@@ -83,7 +74,7 @@ async fn status_list_watch_scale_upgrade_and_events_on_a_converged_runtime() -> 
         for needle in [
             "Status:       Ready",
             "Replicas:     2/2 ready, 2 available",
-            &format!("Last successful:  {}:v1", repository()),
+            &format!("Last successful:  {}:v1", MARKED_REPOSITORY),
             "RuntimeReady",
         ] {
             ensure_contains(&out.stdout, &[needle], &out)?;
@@ -182,7 +173,7 @@ async fn a_failed_upgrade_says_rollback_and_rollback_recovers() -> TestResult {
         async |h: &mut Harness| {
             h.create_runtime(minimal_at("rt", "v1", 1)?).await?;
             h.wait_ready("rt").await?;
-            let v1 = format!("{}:v1", repository());
+            let v1 = format!("{}:v1", MARKED_REPOSITORY);
 
             // upgrade --wait: failure (the progress deadline passes).
             let out = trussium(

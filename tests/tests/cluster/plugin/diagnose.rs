@@ -11,6 +11,7 @@
 use k8s_openapi::api::core::v1::ResourceQuota;
 use kube::api::PostParams;
 use serde_json::{Value, json};
+use trussium_e2e::MARKED_REPOSITORY;
 use trussium_e2e::{
     BoxError, CONVERGE, CRASH_LOOP_IMAGE, Harness, NEVER_READY_IMAGE, NOT_READY_IMAGE,
     OOM_KILLED_IMAGE, PluginOutput, TestResult, create_service_account, ensure, ensure_contains,
@@ -33,16 +34,9 @@ fn at(name: &str, image: &str, spec_changes: Value) -> Result<Value, BoxError> {
     Ok(rt)
 }
 
-/// The marked images' repository.
-fn repository_of_good() -> &'static str {
-    NEVER_READY_IMAGE
-        .rsplit_once(':')
-        .map_or(NEVER_READY_IMAGE, |(r, _)| r)
-}
-
 /// A tag of the marked images' repository that KWOK makes ready.
 fn good_image() -> String {
-    format!("{}:v1.0.0", repository_of_good())
+    format!("{MARKED_REPOSITORY}:v1.0.0")
 }
 
 async fn trussium(h: &Harness, args: &[&str]) -> Result<PluginOutput, BoxError> {
@@ -182,7 +176,7 @@ async fn diagnose_tells_each_pod_failure_apart() -> TestResult {
         // A Secret that does not exist: the operator's verdict, and the
         // command that creates it (a name and a key, never a value).
         let mut secretless = trussium_e2e::openai_runtime("secretless", "v1.0.0", 1, Some("no-such-secret"));
-        secretless["spec"]["image"]["repository"] = json!(repository_of_good());
+        secretless["spec"]["image"]["repository"] = json!(MARKED_REPOSITORY);
         h.create_runtime(secretless).await?;
         diagnosed(h, "secretless", "SecretNotFound").await?;
         report(

@@ -4,16 +4,11 @@
 use k8s_openapi::api::apps::v1::Deployment;
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
+use trussium_e2e::MARKED_REPOSITORY;
 use trussium_e2e::{
-    BoxError, Harness, NEVER_READY_IMAGE, PluginOutput, TestResult, ensure_contains, ensure_exit,
-    minimal, plugin_dir, plugin_in, with_operator,
+    BoxError, Harness, PluginOutput, TestResult, ensure_contains, ensure_exit, minimal, plugin_dir,
+    plugin_in, with_operator,
 };
-
-fn repository() -> &'static str {
-    NEVER_READY_IMAGE
-        .rsplit_once(':')
-        .map_or(NEVER_READY_IMAGE, |(repo, _)| repo)
-}
 
 async fn trussium(h: &Harness, args: &[&str]) -> Result<PluginOutput, BoxError> {
     Ok(plugin_in(h.namespace(), args).await?)
@@ -56,7 +51,7 @@ async fn history_lists_the_images_and_rollback_goes_to_any_earlier_one() -> Test
     with_operator("plugin-history", &[], async |h: &mut Harness| {
         h.create_runtime(minimal(
             "rt",
-            json!({"image": {"repository": repository(), "tag": "v1"}, "replicas": 1}),
+            json!({"image": {"repository": MARKED_REPOSITORY, "tag": "v1"}, "replicas": 1}),
         )?)
         .await?;
         h.wait_ready("rt").await?;
@@ -83,7 +78,11 @@ async fn history_lists_the_images_and_rollback_goes_to_any_earlier_one() -> Test
         eprintln!("history after an upgrade:\n{}", out.stdout);
         ensure_contains(&out.stdout, &["REVISION   IMAGE   CREATED"], &out)?;
         ensure_contains(&out.stdout, &["current, completed"], &out)?;
-        ensure_contains(&out.stdout, &[&format!("Images of {}", repository())], &out)?;
+        ensure_contains(
+            &out.stdout,
+            &[&format!("Images of {}", MARKED_REPOSITORY)],
+            &out,
+        )?;
 
         // After a completed upgrade: back to the image before it.
         let out = trussium(h, &["rollback", "rt", "--wait", "--timeout", "3m"]).await?;

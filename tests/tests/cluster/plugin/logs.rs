@@ -10,9 +10,10 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::ResourceExt;
 use kube::api::{DeleteParams, ListParams};
 use serde_json::json;
+use trussium_e2e::MARKED_REPOSITORY;
 use trussium_e2e::{
-    BoxError, Harness, NEVER_READY_IMAGE, PluginOutput, TestResult, ensure, ensure_contains,
-    ensure_exit, kubectl_trussium, minimal, plugin_dir, plugin_in, with_operator,
+    BoxError, Harness, PluginOutput, TestResult, ensure, ensure_contains, ensure_exit,
+    kubectl_trussium, minimal, plugin_dir, plugin_in, with_operator,
 };
 
 use super::support::Running;
@@ -54,10 +55,8 @@ fn prefix(pod: &str) -> String {
 async fn logs_shows_and_follows_every_pod() -> TestResult {
     plugin_dir()?;
     with_operator("logs", &[], async |h| {
-        let repository = NEVER_READY_IMAGE
-            .rsplit_once(':')
-            .map_or(NEVER_READY_IMAGE, |(r, _)| r);
-        let image = json!({"image": {"repository": repository, "tag": "v1.0.0"}, "replicas": 2});
+        let image =
+            json!({"image": {"repository": MARKED_REPOSITORY, "tag": "v1.0.0"}, "replicas": 2});
         h.create_runtime(minimal("chatty", image.clone())?).await?;
         let mut empty = image.clone();
         empty["replicas"] = json!(0);
