@@ -6,6 +6,11 @@ CLUSTER_DIR := $(CURDIR)/.cluster
 export KUBECONFIG ?= $(CLUSTER_DIR)/admin.kubeconfig
 OPERATOR_ARGS ?=
 N ?= 5
+# The test cluster's Kubernetes: a supported minor (kubernetes-versions.txt),
+# e.g. make cluster-up KUBERNETES_VERSION=1.34. Default: the newest.
+ifdef KUBERNETES_VERSION
+export TRUSSIUM_KUBERNETES_VERSION := $(KUBERNETES_VERSION)
+endif
 
 .PHONY: help
 help: ## Show the targets
@@ -40,11 +45,11 @@ lint: ## cargo fmt --check, clippy -D warnings, helm lint --strict, actionlint o
 	"$$(scripts/tool.sh actionlint)" .github/workflows/*.yml
 
 .PHONY: control-plane
-control-plane: ## Build (or reuse) the cached control-plane binaries
+control-plane: ## Build (or reuse) the cached control-plane binaries (KUBERNETES_VERSION=1.34: that minor)
 	tests/cluster/build.sh
 
 .PHONY: cluster-up
-cluster-up: ## Start the local control plane (idempotent)
+cluster-up: ## Start the local control plane (idempotent; KUBERNETES_VERSION=1.34: that minor, default the newest)
 	tests/cluster/up.sh
 
 .PHONY: cluster-down
@@ -65,7 +70,7 @@ demo: ## Local cluster + operator + sample runtime, then `kubectl trussium statu
 	scripts/demo.sh
 
 .PHONY: test
-test: ## The whole test suite: unit tests and cluster tests on a fresh local cluster
+test: ## The whole test suite on a fresh local cluster of the newest Kubernetes, then its core on the oldest
 	tests/run.sh
 
 # What is mutated and which tests run: .cargo/mutants.toml. In place: no copy

@@ -117,7 +117,9 @@ for crd in crds/*.yaml; do
   grep -v '^---$' "$crd"
 done > "$dist/crds.yaml"
 # kubectl (for kustomize): the test cluster's, built once by make control-plane.
-kubectl=$cache/bin/kubectl
+# shellcheck source=kubernetes-versions.sh
+source "$root/scripts/kubernetes-versions.sh"
+kubectl=$cache/bin/$(kubernetes_newest)/kubectl
 [ -x "$kubectl" ] || kubectl=$(command -v kubectl) || kubectl="$("$root/tests/cluster/build.sh")/kubectl"
 overlay="$stage/install"
 mkdir -p "$overlay"

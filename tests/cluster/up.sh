@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Starts the local test control plane on 127.0.0.1: etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler and KWOK with fake nodes in two zones.
+# Kubernetes is the minor in TRUSSIUM_KUBERNETES_VERSION (make cluster-up
+# KUBERNETES_VERSION=1.34), else the newest supported (kubernetes-versions.txt).
 # Everything lives in .cluster/ (PKI, kubeconfigs, logs, pids, audit log).
-# Idempotent: a healthy running cluster is reused; a broken one is replaced.
+# Idempotent: a healthy running cluster of that version is reused; a broken
+# one, or one of another version, is replaced.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +28,7 @@ running() {
 
 healthy() {
   [ -f "$KUBECONFIG" ] || return 1
+  [ "$(cat "$dir/kubernetes-version" 2>/dev/null)" = "$TRUSSIUM_KUBERNETES_VERSION" ] || return 1
   local c
   for c in "${components[@]}"; do running "$c" || return 1; done
   [ "$(kubectl get --raw=/readyz --request-timeout=5s 2>/dev/null)" = ok ]
@@ -32,7 +36,7 @@ healthy() {
 
 usage() {
   cat <<USAGE
-Local cluster: https://127.0.0.1:$port ($(kubectl get nodes --no-headers 2>/dev/null | wc -l) KWOK nodes)
+Local cluster: https://127.0.0.1:$port, Kubernetes $(kubernetes_patch "$TRUSSIUM_KUBERNETES_VERSION") ($(kubectl get nodes --no-headers 2>/dev/null | wc -l) KWOK nodes)
   export KUBECONFIG=$KUBECONFIG
   or: source tests/cluster/env.sh   (also puts kubectl $(kubectl version --client -o yaml | awk '/gitVersion/ {print $2}') first on PATH)
   logs: $dir/logs/   audit log: $dir/audit.log
@@ -93,7 +97,8 @@ KUBECONFIG
   chmod 600 "$dir/$1.kubeconfig"
 }
 
-"$here/build.sh" >/dev/null
+# Checks the version (naming the supported ones) before anything else.
+TRUSSIUM_KUBERNETES_VERSION=$TRUSSIUM_KUBERNETES_VERSION "$here/build.sh" >/dev/null
 
 if healthy; then
   echo "cluster-up: reusing the running cluster in $dir"
@@ -101,7 +106,12 @@ if healthy; then
   exit 0
 fi
 if [ -e "$dir" ]; then
-  echo "cluster-up: $dir holds a stopped or broken cluster; removing it" >&2
+  running=$(cat "$dir/kubernetes-version" 2>/dev/null || true)
+  if [ -n "$running" ] && [ "$running" != "$TRUSSIUM_KUBERNETES_VERSION" ]; then
+    echo "cluster-up: $dir holds a Kubernetes $running cluster; replacing it with $TRUSSIUM_KUBERNETES_VERSION" >&2
+  else
+    echo "cluster-up: $dir holds a stopped or broken cluster; removing it" >&2
+  fi
   "$here/down.sh"
 fi
 
@@ -113,6 +123,7 @@ for p in "$port" "$TRUSSIUM_ETCD_PORT" "$TRUSSIUM_ETCD_PEER_PORT" "$TRUSSIUM_KWO
 done
 
 mkdir -p "$dir/logs"
+echo "$TRUSSIUM_KUBERNETES_VERSION" >"$dir/kubernetes-version"
 "$here/pki.sh" "$dir/pki"
 for identity in admin kube-controller-manager kube-scheduler kwok; do kubeconfig "$identity"; done
 

@@ -40,13 +40,16 @@ pub fn e2e_dir() -> PathBuf {
     repo_root().join("target").join("e2e")
 }
 
-/// The cached control-plane binaries (`tests/cluster/build.sh`), kubectl 1.36 among them.
+/// The cached control-plane binaries of the cluster's Kubernetes
+/// (`tests/cluster/build.sh`), its kubectl among them; without
+/// `tests/cluster/env.sh`, the newest supported version's.
 pub fn control_plane_bin_dir() -> PathBuf {
     env_path(BIN_DIR_ENV).unwrap_or_else(|| {
         let cache = env_path("XDG_CACHE_HOME")
             .or_else(|| env_path("HOME").map(|home| home.join(".cache")))
             .unwrap_or_else(|| PathBuf::from(".cache"));
-        cache.join("trussium").join("bin")
+        let newest = trussium_api::kubernetes::supported_range().newest;
+        cache.join("trussium").join("bin").join(newest.to_string())
     })
 }
 

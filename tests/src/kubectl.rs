@@ -1,5 +1,6 @@
-//! The real `kubectl`: the one built with the control plane (1.36; the
-//! machine's may be older), run as the cluster admin.
+//! The real `kubectl`: the one built with the control plane, of the
+//! cluster's Kubernetes version (the machine's may be older), run as the
+//! cluster admin.
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};

@@ -65,7 +65,7 @@ pub fn plugin_dir() -> Result<PathBuf, Error> {
     })
 }
 
-/// PATH with the plugin, the kubectl completion helper and kubectl 1.36 first.
+/// PATH with the plugin, the kubectl completion helper and the cluster's kubectl first.
 pub fn path_with(dirs: &[PathBuf]) -> OsString {
     let mut all: Vec<PathBuf> = dirs.to_vec();
     all.push(control_plane_bin_dir());
