@@ -5,6 +5,7 @@
 pub mod crd;
 pub mod duration;
 pub mod image;
+pub mod kubernetes;
 pub mod labels;
 pub mod operator;
 pub mod pod_security;

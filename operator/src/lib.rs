@@ -16,6 +16,7 @@ pub mod controller;
 pub mod drift;
 pub mod endpoints;
 pub mod events;
+pub mod kubernetes_version;
 pub mod leader;
 pub mod lenient;
 pub mod metrics;

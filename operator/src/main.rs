@@ -16,6 +16,7 @@ use trussium_operator::config::OperatorConfig;
 use trussium_operator::controller::{self, Clients, Instruments, Scope};
 use trussium_operator::endpoints::{self, Routes};
 use trussium_operator::events::object::Reporter;
+use trussium_operator::kubernetes_version;
 use trussium_operator::leader::{Election, Leadership, LeaseTimings, Renewals, Role};
 use trussium_operator::metrics::{ApiRequestsLayer, Metrics};
 use trussium_operator::probes::Health;
@@ -102,6 +103,11 @@ async fn run(cli: Cli) -> Result<(), String> {
     let role = Arc::new(role);
     let (config, scope, pace) = settings(&cli);
     tracing::info!(?scope, ?config, leader_elect = cli.leader_elect, "starting");
+    // Beside the start, not before it: an API server that is slow to answer
+    // must not hold up the controller.
+    tokio::spawn(kubernetes_version::warn_if_unsupported(
+        clients.requests.clone(),
+    ));
     let instruments = Instruments {
         leadership,
         metrics: metrics.clone(),

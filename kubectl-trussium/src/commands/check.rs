@@ -12,6 +12,7 @@ use serde::Serialize;
 use trussium_api::TrussiumRuntime;
 use trussium_api::crd::{STORAGE_VERSION, is_established, version_of};
 use trussium_api::image::split_reference;
+use trussium_api::kubernetes::{Minor, Outside, SupportedRange, supported_range};
 use trussium_api::operator::OperatorArgs;
 use trussium_api::status::ConditionStatus;
 
@@ -37,8 +38,9 @@ pub struct CheckArgs {
 }
 
 pub const HELP: &str = "\
-One line per check, ✓ or ✗, and for each ✗ the next step: the cluster
-answers; the CRD is installed at the plugin's version; the operator
+One line per check, ✓ or ✗ (or ! for a warning), and for each ✗ or ! the
+next step: the cluster answers, with a Kubernetes version this release
+supports (outside the range: a warning, not a failure); the CRD is installed at the plugin's version; the operator
 Deployment is available and of the plugin's version; a leader holds a fresh
 Lease; the operator watches the namespace (-n, default: the context's);
 you may read and patch runtimes there. The operator is looked for in
@@ -56,6 +58,12 @@ pub enum Outcome {
     Passed {
         message: String,
     },
+    /// Works, but outside what is supported: shown, not counted as a failure.
+    #[serde(rename_all = "camelCase")]
+    Warning {
+        message: String,
+        next_step: String,
+    },
     #[serde(rename_all = "camelCase")]
     Failed {
         message: String,
@@ -67,7 +75,7 @@ pub enum Outcome {
     },
 }
 
-use Outcome::{Failed, Passed, Skipped};
+use Outcome::{Failed, Passed, Skipped, Warning};
 
 /// One line of the checklist.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -138,10 +146,7 @@ async fn gather(flags: &GlobalFlags, operator_namespace: &str) -> Vec<Finding> {
         }
     };
     match target.client.apiserver_version().await {
-        Ok(info) => outcomes.push(passed(format!(
-            "the API server at {} answers (Kubernetes {})",
-            target.server, info.git_version
-        ))),
+        Ok(info) => outcomes.push(judge_server(&target.server, &info, supported_range())),
         Err(e) => {
             let e = target.fail(Request::new("get", "version"), e);
             outcomes.push(failed(e.to_string(), next_step_for(&e)));
@@ -528,6 +533,46 @@ fn line(message: &str) -> String {
 
 /// The checklist: ✓, ✗ or –, the check's message, and under each ✗ its
 /// next step.
+/// The API server answered: its Kubernetes version against the range this
+/// release supports (kubernetes-versions.txt). Outside it, a warning.
+fn judge_server(
+    server: &str,
+    info: &k8s_openapi::apimachinery::pkg::version::Info,
+    range: SupportedRange,
+) -> Outcome {
+    let version = &info.git_version;
+    let Some(minor) = Minor::from_server(&info.major, &info.minor) else {
+        return Warning {
+            message: format!(
+                "the API server at {server} answers, but its version {version:?} names no Kubernetes release (supported: {range})"
+            ),
+            next_step: "nothing to do if you know this server; Trussium is tested on Kubernetes releases only".into(),
+        };
+    };
+    match range.outside(minor) {
+        None => passed(format!(
+            "the API server at {server} answers (Kubernetes {version}; supported: {range})"
+        )),
+        Some(Outside::Older) => Warning {
+            message: format!(
+                "the API server at {server} runs Kubernetes {version}, older than the versions this release supports ({range})"
+            ),
+            next_step: format!(
+                "upgrade the cluster to Kubernetes {} or later; until then features may be missing",
+                range.oldest
+            ),
+        },
+        Some(Outside::Newer) => Warning {
+            message: format!(
+                "the API server at {server} runs Kubernetes {version}, newer than the versions this release supports ({range})"
+            ),
+            next_step: format!(
+                "look for a Trussium release that supports Kubernetes {minor}; this one is untested there"
+            ),
+        },
+    }
+}
+
 pub fn render(findings: &[Finding], palette: Palette) -> String {
     let mut text = String::new();
     for finding in findings {
@@ -535,6 +580,10 @@ pub fn render(findings: &[Finding], palette: Palette) -> String {
             // Messages quote the cluster (conditions, images, holders).
             Passed { message } => {
                 text.push_str(&format!("{} {}\n", palette.good("✓"), line(message)));
+            }
+            Warning { message, next_step } => {
+                text.push_str(&format!("{} {}\n", palette.warn("!"), line(message)));
+                text.push_str(&format!("  → {}\n", line(next_step)));
             }
             Failed { message, next_step } => {
                 text.push_str(&format!("{} {}\n", palette.bad("✗"), line(message)));
@@ -582,7 +631,9 @@ mod tests {
     fn message(outcome: &Outcome) -> String {
         match outcome {
             Passed { message } | Skipped { message } => message.clone(),
-            Failed { message, next_step } => format!("{message} → {next_step}"),
+            Warning { message, next_step } | Failed { message, next_step } => {
+                format!("{message} → {next_step}")
+            }
         }
     }
 
@@ -760,11 +811,77 @@ mod tests {
         );
     }
 
+    fn info(
+        git_version: &str,
+        major: &str,
+        minor: &str,
+    ) -> k8s_openapi::apimachinery::pkg::version::Info {
+        serde_json::from_value(json!({
+            "gitVersion": git_version, "major": major, "minor": minor,
+            "buildDate": "", "compiler": "", "gitCommit": "", "gitTreeState": "",
+            "goVersion": "", "platform": ""
+        }))
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn the_servers_version_against_the_supported_range() {
+        let range = SupportedRange {
+            oldest: Minor {
+                major: 1,
+                minor: 34,
+            },
+            newest: Minor {
+                major: 1,
+                minor: 37,
+            },
+        };
+        let judge = |v, major, minor| judge_server("https://k", &info(v, major, minor), range);
+        assert_eq!(
+            judge("v1.34.4", "1", "34"),
+            passed(
+                "the API server at https://k answers (Kubernetes v1.34.4; supported: 1.34 to 1.37)"
+            )
+        );
+        assert!(matches!(judge("v1.36.1-eks-1", "1", "36+"), Passed { .. }));
+        assert_eq!(
+            message(&judge("v1.33.13", "1", "33")),
+            "the API server at https://k runs Kubernetes v1.33.13, older than the versions this release supports (1.34 to 1.37) → upgrade the cluster to Kubernetes 1.34 or later; until then features may be missing"
+        );
+        assert_eq!(
+            message(&judge("v1.38.0", "1", "38")),
+            "the API server at https://k runs Kubernetes v1.38.0, newer than the versions this release supports (1.34 to 1.37) → look for a Trussium release that supports Kubernetes 1.38; this one is untested there"
+        );
+        assert!(matches!(judge("dev", "", ""), Warning { .. }));
+    }
+
+    #[test]
+    fn a_warning_is_shown_but_is_not_a_failure() {
+        let findings = findings(
+            vec![Warning {
+                message: "newer".into(),
+                next_step: "look".into(),
+            }],
+            "stop",
+        );
+        assert_eq!(
+            render(&findings[..1], Palette::PLAIN),
+            "! newer\n  → look\n"
+        );
+        let json = serde_json::to_value(&findings[0]).unwrap_or_default();
+        assert_eq!(
+            json,
+            json!({"check": "cluster", "result": "warning", "message": "newer", "nextStep": "look"})
+        );
+    }
+
     #[test]
     fn the_checklist_reads_at_a_glance() {
         let findings = findings(
             vec![
-                passed("the API server at https://k answers (Kubernetes v1.36.4)"),
+                passed(
+                    "the API server at https://k answers (Kubernetes v1.37.2; supported: 1.34 to 1.37)",
+                ),
                 failed("the CRD is not installed", "kubectl trussium install"),
             ],
             "no operator",
@@ -773,7 +890,7 @@ mod tests {
         let text = render(&findings, Palette::PLAIN);
         assert!(
             text.starts_with(
-                "✓ the API server at https://k answers (Kubernetes v1.36.4)\n\
+                "✓ the API server at https://k answers (Kubernetes v1.37.2; supported: 1.34 to 1.37)\n\
                  ✗ the CRD is not installed\n  → kubectl trussium install\n\
                  – operator: not checked: no operator\n"
             ),

@@ -147,3 +147,17 @@ fn the_chart_follows_the_crate_version() -> TestResult {
     assert_eq!(chart["appVersion"], version, "Chart.yaml appVersion");
     Ok(())
 }
+
+/// Helm refuses to install on a cluster older than the oldest supported
+/// Kubernetes (kubernetes-versions.txt). No upper bound: a cluster upgraded
+/// ahead of a Trussium release must still be able to upgrade the chart;
+/// `kubectl trussium check` and the operator warn there instead.
+#[test]
+fn the_charts_kube_version_starts_at_the_oldest_supported_kubernetes() -> TestResult {
+    let chart: Value = serde_yaml::from_str(&std::fs::read_to_string(
+        repo_root().join(CHART_DIR).join("Chart.yaml"),
+    )?)?;
+    let oldest = trussium_api::kubernetes::supported_range().oldest;
+    assert_eq!(chart["kubeVersion"], format!(">={oldest}.0-0"));
+    Ok(())
+}
