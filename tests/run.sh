@@ -5,6 +5,15 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../scripts/kubernetes-versions.sh
+source "$here/../scripts/kubernetes-versions.sh"
+# The whole suite runs on the newest supported Kubernetes (or on the minor
+# make test KUBERNETES_VERSION=... names), the core subset
+# (tests/core-subset.txt) on the oldest. Never on a stale cluster's.
+full_version=${TRUSSIUM_KUBERNETES_VERSION:-$(kubernetes_newest)}
+kubernetes_check "$full_version"
+core_version=$(kubernetes_oldest)
+export TRUSSIUM_KUBERNETES_VERSION=$full_version
 # shellcheck source=cluster/env.sh
 source "$here/cluster/env.sh"
 cd "$TRUSSIUM_ROOT"
@@ -97,7 +106,11 @@ finish() {
 trap finish EXIT
 trap 'exit 130' INT TERM
 
-phase "control-plane binaries" --cold "about 7 to 12 minutes, once per machine" "$here/cluster/build.sh"
+phase "control plane $full_version" --cold "about 7 to 12 minutes, once per machine" "$here/cluster/build.sh"
+if [ "$core_version" != "$full_version" ]; then
+  phase "control plane $core_version" --cold "about 6 to 9 minutes, once per machine" \
+    env TRUSSIUM_KUBERNETES_VERSION="$core_version" "$here/cluster/build.sh"
+fi
 # krew and its manifest checker, for the krew tests (they call it too; built
 # here first so that a cold build is a phase of its own).
 phase "krew" --cold "about 2 minutes, once per machine" "$here/krew/build.sh"
@@ -161,4 +174,28 @@ phase "promql tests" promql_tests
 phase "soak (3 min)" env SOAK_DURATION=3m SOAK_SEED=${SOAK_SEED:-23} \
   TRUSSIUM_OPERATOR_BIN="$TRUSSIUM_ROOT/target/debug/trussium-operator" \
   "$TRUSSIUM_ROOT/target/debug/trussium-soak"
+
+# core_subset: the tests tests/core-subset.txt names, one cargo test per test
+# binary; every binary runs even after a failure.
+core_subset() {
+  local binaries binary filters rc=0
+  binaries=$(awk '!/^#/ && NF { print $1 }' "$here/core-subset.txt" | awk '!seen[$0]++')
+  for binary in $binaries; do
+    mapfile -t filters < <(awk -v b="$binary" '!/^#/ && $1 == b { print $2 }' "$here/core-subset.txt")
+    cargo test -p trussium-e2e --test "$binary" -- --include-ignored "${filters[@]}" || rc=1
+  done
+  return "$rc"
+}
+
+# The core again on the oldest supported Kubernetes, on a fresh cluster of
+# its own (same ports: the newest's goes down first).
+if [ "$core_version" != "$full_version" ]; then
+  phase "cluster down ($full_version)" "$here/cluster/down.sh"
+  export TRUSSIUM_KUBERNETES_VERSION=$core_version
+  # shellcheck source=cluster/env.sh
+  source "$here/cluster/env.sh"
+  export TRUSSIUM_GITOPS_SNAPSHOTS=$TRUSSIUM_ROOT/target/gitops-scenarios-$core_version
+  phase "cluster up ($core_version)" "$here/cluster/up.sh" 9>&-
+  phase "core on $core_version" --cold "about 5 minutes" core_subset
+fi
 current=""

@@ -1,8 +1,8 @@
 //! Faults of the control plane itself: the API server and etcd restarted
 //! while the operator converges runtimes. The operator must recover without
 //! a restart of its own and announce every runtime's rollout exactly once.
-//! Also: an API server that does not stream lists (Kubernetes 1.33's
-//! default).
+//! Also: an API server that does not stream lists (its `WatchList` feature
+//! gate off, as Kubernetes 1.33 had it by default).
 //!
 //! A test binary of its own: cargo runs test binaries one after another, so
 //! nothing of the `cluster` binary runs while a component is down; within
@@ -254,9 +254,9 @@ async fn specs_edited_while_a_crd_update_relists_runtimes_are_reconciled() -> Te
     .await
 }
 
-/// Kubernetes 1.33, the oldest the chart installs on, turns streamed lists
-/// off by default (feature gate WatchList) and refuses a watch that asks for
-/// one as invalid. The operator lists in pages there instead: started
+/// An API server with the feature gate WatchList off (Kubernetes 1.33's
+/// default; an administrator's choice on 1.34 to 1.37) refuses a watch that
+/// asks for a streamed list as invalid. The operator lists in pages there instead: started
 /// against such an API server, it fills its caches and converges runtimes,
 /// one of them referencing a Secret.
 #[tokio::test]

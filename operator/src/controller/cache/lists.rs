@@ -5,9 +5,10 @@
 //! A page holds 500 whole objects at once, before a cache trims them: at a
 //! restart with a thousand runtimes, eight kinds' first pages are a heap of
 //! tens of MiB that the allocator then keeps. A streamed list holds one.
-//! Kubernetes 1.33 turns streamed lists off by default (`WatchList`, on
-//! again from 1.34) and refuses such a watch as invalid; then, and wherever
-//! an administrator turned them off, the watch lists in pages from then on.
+//! Kubernetes 1.33 turned streamed lists off by default (`WatchList`, on
+//! again from 1.34, the oldest we support) and refuses such a watch as
+//! invalid; there, and wherever an administrator turned them off, the watch
+//! lists in pages from then on.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
