@@ -170,13 +170,9 @@ pub struct ImageSpec {
     /// A registry host:port prefix is allowed.
     // One message per mistake: the general shape rule stays quiet when one of
     // the two more specific rules already explains the problem.
-    #[x_kube(validation = Rule::new("!self.contains('@')")
-        .message("image.repository must not contain a digest: put it in image.digest"))]
-    #[x_kube(validation = Rule::new("self.contains('@') || !self.matches(':[^/]*$')")
-        .message("image.repository must not contain a tag: put it in image.tag"))]
-    #[x_kube(validation = Rule::new(
-        "self.contains('@') || self.matches(':[^/]*$') || self.matches('^([a-zA-Z0-9]([a-zA-Z0-9.-]*[a-zA-Z0-9])?(:[0-9]+)?/)?[a-z0-9]+([._-]+[a-z0-9]+)*(/[a-z0-9]+([._-]+[a-z0-9]+)*)*$')"
-    ).message("image.repository must be an image name such as ghcr.io/trussiumhq/trussium (lowercase path, optional registry host:port)"))]
+    #[x_kube(validation = Rule::new(rules::REPOSITORY_NO_DIGEST.cel).message(rules::REPOSITORY_NO_DIGEST.message))]
+    #[x_kube(validation = Rule::new(rules::REPOSITORY_NO_TAG.cel).message(rules::REPOSITORY_NO_TAG.message))]
+    #[x_kube(validation = Rule::new(rules::REPOSITORY_NAME.cel).message(rules::REPOSITORY_NAME.message))]
     #[schemars(length(min = 1, max = 255))]
     pub repository: String,
 
@@ -236,8 +232,7 @@ pub struct LocalSecretReference {
 ))]
 // Field-level rules are attached by property index, which the apiKey transform
 // shifts; so the rules of this struct's fields live here, at struct level.
-#[x_kube(validation = Rule::new("!has(self.baseURL) || self.baseURL.matches('^https?://[^\\\\s]+$')")
-    .message("provider.baseURL must be an http:// or https:// URL"))]
+#[x_kube(validation = Rule::new(rules::BASE_URL_SCHEME.cel).message(rules::BASE_URL_SCHEME.message))]
 #[x_kube(validation = Rule::new(rules::MODEL_PRINTABLE.cel).message(rules::MODEL_PRINTABLE.message))]
 #[x_kube(validation = Rule::new(rules::BASE_URL_PRINTABLE.cel).message(rules::BASE_URL_PRINTABLE.message))]
 #[x_kube(validation = Rule::new(rules::BASE_URL_NO_USER_INFO.cel).message(rules::BASE_URL_NO_USER_INFO.message))]

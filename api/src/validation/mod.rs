@@ -96,6 +96,7 @@ pub fn problems(rt: &TrussiumRuntime) -> Vec<Problem> {
     );
 
     let spec = &rt.spec;
+    image(&mut found, &spec.image.repository);
     found.replicas(Some(spec.replicas), "spec.replicas");
     if let Some(autoscaling) = &spec.autoscaling {
         found.replicas(
@@ -147,6 +148,23 @@ pub fn problems(rt: &TrussiumRuntime) -> Vec<Problem> {
     found.0
 }
 
+/// The repository's rules, one message per mistake (as the CRD's).
+fn image(found: &mut Problems, repository: &str) {
+    let field = "spec.image.repository";
+    let digest = repository.contains('@');
+    let tag = repository
+        .rsplit('/')
+        .next()
+        .is_some_and(|last| last.contains(':'));
+    found.check(!digest, field, &rules::REPOSITORY_NO_DIGEST);
+    found.check(digest || !tag, field, &rules::REPOSITORY_NO_TAG);
+    found.check(
+        digest || tag || syntax::is_repository(repository),
+        field,
+        &rules::REPOSITORY_NAME,
+    );
+}
+
 fn provider(found: &mut Problems, provider: &crate::ProviderSpec) {
     let field = "spec.provider";
     found.check(
@@ -155,6 +173,7 @@ fn provider(found: &mut Problems, provider: &crate::ProviderSpec) {
         &rules::MODEL_PRINTABLE,
     );
     if let Some(url) = &provider.base_url {
+        found.check(syntax::is_http_url(url), field, &rules::BASE_URL_SCHEME);
         found.check(!syntax::has_control(url), field, &rules::BASE_URL_PRINTABLE);
         found.check(
             !syntax::has_user_info(url),

@@ -84,11 +84,41 @@ pub const CREDENTIALS_KEY: Rule = Rule {
     message: "provider.credentialsSecretRef.key must be a Secret key: letters, digits, '-', '_' and '.', not '.' and not starting with '..'",
 };
 
+// --- image.repository (one message per mistake: the shape rule stays quiet
+// when one of the two more specific rules already explains the problem) ---
+
+pub const REPOSITORY_NO_DIGEST: Rule = Rule {
+    cel: "!self.contains('@')",
+    message: "image.repository must not contain a digest: put it in image.digest",
+};
+
+pub const REPOSITORY_NO_TAG: Rule = Rule {
+    cel: "self.contains('@') || !self.matches(':[^/]*$')",
+    message: "image.repository must not contain a tag: put it in image.tag",
+};
+
+/// The regular expression of [`REPOSITORY_NAME`].
+pub const REPOSITORY_PATTERN: &str = "^([a-zA-Z0-9]([a-zA-Z0-9.-]*[a-zA-Z0-9])?(:[0-9]+)?/)?[a-z0-9]+([._-]+[a-z0-9]+)*(/[a-z0-9]+([._-]+[a-z0-9]+)*)*$";
+
+pub const REPOSITORY_NAME: Rule = Rule {
+    cel: concat!(
+        "self.contains('@') || self.matches(':[^/]*$') || self.matches('",
+        "^([a-zA-Z0-9]([a-zA-Z0-9.-]*[a-zA-Z0-9])?(:[0-9]+)?/)?[a-z0-9]+([._-]+[a-z0-9]+)*(/[a-z0-9]+([._-]+[a-z0-9]+)*)*$",
+        "')"
+    ),
+    message: "image.repository must be an image name such as ghcr.io/trussiumhq/trussium (lowercase path, optional registry host:port)",
+};
+
 // --- provider (rules of the provider object: see ProviderSpec) ---
 
 pub const MODEL_PRINTABLE: Rule = Rule {
     cel: r"!self.model.matches('\\p{Cc}')",
     message: "provider.model must be printable: no control characters (newline, tab, ESC, ...)",
+};
+
+pub const BASE_URL_SCHEME: Rule = Rule {
+    cel: r"!has(self.baseURL) || self.baseURL.matches('^https?://[^\\s]+$')",
+    message: "provider.baseURL must be an http:// or https:// URL",
 };
 
 pub const BASE_URL_PRINTABLE: Rule = Rule {

@@ -64,6 +64,48 @@ pub fn is_secret_key(s: &str) -> bool {
 
 /// Whether `s` holds a control character (C0, DEL or C1: Unicode `Cc`, what
 /// the CEL rules match with `\p{Cc}`).
+/// `rules::REPOSITORY_PATTERN`: an optional registry `host[:port]/`, then
+/// lowercase path components (`[a-z0-9]+([._-]+[a-z0-9]+)*`) joined by '/'.
+pub fn is_repository(repository: &str) -> bool {
+    fn alnum_ends(s: &str, inner: impl Fn(char) -> bool) -> bool {
+        let ends = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+        ends(s.chars().next()) && ends(s.chars().last()) && s.chars().all(inner)
+    }
+    fn path_component(c: &str) -> bool {
+        alnum_ends(c, |ch| {
+            ch.is_ascii_lowercase() || ch.is_ascii_digit() || matches!(ch, '.' | '_' | '-')
+        }) && !c.chars().any(|ch| ch.is_ascii_uppercase())
+    }
+    fn host(h: &str) -> bool {
+        let (name, port) = match h.split_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (h, None),
+        };
+        alnum_ends(name, |ch| {
+            ch.is_ascii_alphanumeric() || matches!(ch, '.' | '-')
+        }) && port.is_none_or(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+    }
+    let components: Vec<&str> = repository.split('/').collect();
+    components.iter().all(|c| path_component(c))
+        || (components.len() >= 2
+            && host(components[0])
+            && components[1..].iter().all(|c| path_component(c)))
+}
+
+/// `^https?://[^\s]+$` (RE2's `\s`: tab, newline, form feed, carriage
+/// return, space).
+pub fn is_http_url(url: &str) -> bool {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"));
+    rest.is_some_and(|rest| {
+        !rest.is_empty()
+            && !rest
+                .chars()
+                .any(|c| matches!(c, '\t' | '\n' | '\x0c' | '\r' | ' '))
+    })
+}
+
 pub fn has_control(s: &str) -> bool {
     s.chars().any(char::is_control)
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Problem, REPLICAS_MESSAGE, problems, rules};
+use super::{Problem, REPLICAS_MESSAGE, problems, rules, syntax};
 use crate::TrussiumRuntime;
 
 /// A valid runtime named `name`, with `patch` merged into its spec.
@@ -201,6 +201,74 @@ fn resources() {
     assert_refused(
         json!({"resources": {"requests": {"cpu": "x"}, "limits": {"cpu": "1"}}}),
         &[("spec.resources.requests[cpu]", rules::QUANTITY_MESSAGE)],
+    );
+}
+
+#[test]
+fn the_crd_patterns_and_the_operator_agree_on_repositories_and_urls() {
+    let repository = regex::Regex::new(rules::REPOSITORY_PATTERN).unwrap_or_else(|e| panic!("{e}"));
+    for value in [
+        "ghcr.io/trussiumhq/trussium",
+        "trussium",
+        "registry.local:5000/team/trussium",
+        "localhost:5000/a",
+        "a.b_c--d/e",
+        "Host.Example/a",
+        "a/b/c/d",
+        "",
+        "UPPER/case",
+        "a/UPPER",
+        "-a/b",
+        "a-/b",
+        "a//b",
+        "a/",
+        "/a",
+        "host:/a",
+        "host:x/a",
+        "a_b:5000/c",
+        "a..b",
+        "a b",
+        "a/b.",
+    ] {
+        assert_eq!(
+            syntax::is_repository(value),
+            repository.is_match(value),
+            "{value:?}"
+        );
+    }
+    let url = regex::Regex::new(r"^https?://[^\s]+$").unwrap_or_else(|e| panic!("{e}"));
+    for value in [
+        "http://ollama:11434/v1",
+        "https://api.openai.com/v1",
+        "https://",
+        "ftp://x",
+        "http://a b",
+        "http://a\tb",
+        "HTTP://x",
+        "http:/x",
+        "",
+    ] {
+        assert_eq!(syntax::is_http_url(value), url.is_match(value), "{value:?}");
+    }
+}
+
+#[test]
+fn the_repository_and_the_url_get_the_crds_messages() {
+    assert_refused(
+        json!({"image": {"repository": "ghcr.io/a:v1", "tag": "v1"}}),
+        &[("spec.image.repository", rules::REPOSITORY_NO_TAG.message)],
+    );
+    assert_refused(
+        json!({"image": {"repository": "ghcr.io/a@sha256:x", "tag": "v1"}}),
+        &[("spec.image.repository", rules::REPOSITORY_NO_DIGEST.message)],
+    );
+    assert_refused(
+        json!({"image": {"repository": "Ghcr.io/UPPER", "tag": "v1"}}),
+        &[("spec.image.repository", rules::REPOSITORY_NAME.message)],
+    );
+    assert_refused(
+        json!({"provider": {"type": "ollama", "model": "m", "baseURL": "ollama:11434"}}),
+        &[("spec.provider", rules::BASE_URL_SCHEME.message)],
     );
 }
 
