@@ -49,6 +49,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show one runtime in detail, or list the runtimes of a namespace')
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a runtime from flags (or print it with --dry-run), and optionally wait until it is Ready')
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Change the runtime image to a new tag or digest, and optionally wait for the rollout')
             [CompletionResult]::new('rollback', 'rollback', [CompletionResultType]::ParameterValue, 'Go back to an earlier image (by default the one before the current), and optionally wait')
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List the images a runtime has run, newest first')
@@ -90,6 +91,47 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)')
             [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Keep watching and redraw when something changes')
             [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Keep watching and redraw when something changes')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
+            [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the API server''s certificate (insecure)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-trussium;create' {
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'The model provider')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The provider''s model, e.g. gpt-5 or llama3.2')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The provider''s (or a compatible) API endpoint, http:// or https://')
+            [CompletionResult]::new('--credentials-secret', '--credentials-secret', [CompletionResultType]::ParameterName, 'The Secret and key holding the provider''s credential, NAME:KEY (the value is never read)')
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'The runtime image, REPOSITORY:TAG or REPOSITORY@sha256:DIGEST')
+            [CompletionResult]::new('--replicas', '--replicas', [CompletionResultType]::ParameterName, 'Runtime replicas, 0 to 1000')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'none: create it; client: only print it; server: have the cluster''s CRD check it, create nothing')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Print the runtime (as created, or as it would be) instead of a summary')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Print the runtime (as created, or as it would be) instead of a summary')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long --wait waits, e.g. 90s, 5m, 1h30m')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (default: the context''s namespace); for install and uninstall, the operator''s own (default: trussium-system)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeat for several); needs --as')
+            [CompletionResult]::new('--as-uid', '--as-uid', [CompletionResultType]::ParameterName, 'UID to impersonate; needs --as')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The address of the API server (https://HOST:PORT)')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'The address of the API server (https://HOST:PORT)')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Bearer token for authentication to the API server')
+            [CompletionResult]::new('--certificate-authority', '--certificate-authority', [CompletionResultType]::ParameterName, 'A CA certificate file (PEM) to verify the API server with')
+            [CompletionResult]::new('--client-certificate', '--client-certificate', [CompletionResultType]::ParameterName, 'A client certificate file (PEM) for TLS')
+            [CompletionResult]::new('--client-key', '--client-key', [CompletionResultType]::ParameterName, 'A client key file (PEM) for TLS')
+            [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'The server name to verify the API server''s certificate against')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait until the runtime is Ready')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'List runtimes across all namespaces')
             [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the API server''s certificate (insecure)')
@@ -530,6 +572,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
         }
         'kubectl-trussium;help' {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show one runtime in detail, or list the runtimes of a namespace')
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a runtime from flags (or print it with --dry-run), and optionally wait until it is Ready')
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Change the runtime image to a new tag or digest, and optionally wait for the rollout')
             [CompletionResult]::new('rollback', 'rollback', [CompletionResultType]::ParameterValue, 'Go back to an earlier image (by default the one before the current), and optionally wait')
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List the images a runtime has run, newest first')
@@ -547,6 +590,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-trussium' -ScriptBlock 
             break
         }
         'kubectl-trussium;help;status' {
+            break
+        }
+        'kubectl-trussium;help;create' {
             break
         }
         'kubectl-trussium;help;upgrade' {

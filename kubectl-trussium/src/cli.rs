@@ -69,6 +69,10 @@ pub enum Command {
     #[command(after_help = crate::commands::status::HELP)]
     Status(crate::commands::status::StatusArgs),
 
+    /// Create a runtime from flags (or print it with --dry-run), and optionally wait until it is Ready
+    #[command(after_help = crate::commands::create::HELP)]
+    Create(crate::commands::create::CreateArgs),
+
     /// Change the runtime image to a new tag or digest, and optionally wait for the rollout
     #[command(after_help = crate::commands::upgrade::HELP)]
     Upgrade(crate::commands::upgrade::UpgradeArgs),

@@ -105,6 +105,11 @@ pub enum Error {
     /// The API server could not be reached.
     #[error("cannot reach the Kubernetes API server at {server}: {cause}")]
     Unreachable { server: String, cause: String },
+    /// `create`: the name is taken; nothing was changed.
+    #[error(
+        "not creating {name}: a runtime of that name exists in namespace {namespace}; it was left as it is"
+    )]
+    AlreadyExists { name: String, namespace: String },
     /// Any other answer from the API server.
     #[error(
         "{} {}{} failed ({code}): {message}",
@@ -282,6 +287,7 @@ impl Error {
             Error::BeingDeleted { .. } => Exit::BeingDeleted,
             Error::ChecksFailed { .. } => Exit::CheckFailed,
             Error::NotReady(_) => Exit::NotReady,
+            Error::AlreadyExists { .. } => Exit::AlreadyExists,
             Error::BrokenPipe => Exit::Ok,
             Error::Config(_)
             | Error::CrdMissing

@@ -17,6 +17,7 @@ pub enum Exit {
     NotInHistory = 9,
     CheckFailed = 10,
     NotReady = 11,
+    AlreadyExists = 12,
 }
 
 impl Exit {
@@ -36,9 +37,12 @@ pub struct Meaning {
 
 /// The commands with `--wait`.
 const WAITING: &[&str] = &["upgrade", "rollback", "install"];
+/// The commands with `--wait` that may time out: also `create`, whose first
+/// rollout has no failure of its own to report.
+const WAITING_OR_CREATE: &[&str] = &["upgrade", "rollback", "install", "create"];
 
 /// Every exit code, in order.
-pub const TABLE: [Meaning; 12] = [
+pub const TABLE: [Meaning; 13] = [
     Meaning {
         exit: Exit::Ok,
         commands: &[],
@@ -63,7 +67,7 @@ pub const TABLE: [Meaning; 12] = [
     },
     Meaning {
         exit: Exit::TimedOut,
-        commands: WAITING,
+        commands: WAITING_OR_CREATE,
         text: "with --wait, --timeout elapsed before the rollout completed",
     },
     Meaning {
@@ -105,6 +109,11 @@ pub const TABLE: [Meaning; 12] = [
         commands: &["diagnose"],
         text: "the runtime is not Ready (with -A or no NAME: at least one is); the first line \
                says why",
+    },
+    Meaning {
+        exit: Exit::AlreadyExists,
+        commands: &["create"],
+        text: "refused, a runtime of that name exists in the namespace (it is left as it is)",
     },
 ];
 

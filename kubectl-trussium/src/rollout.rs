@@ -131,6 +131,8 @@ pub fn image_change(from: &str, to: &str) -> (String, String) {
 pub enum Action {
     Upgrade,
     Rollback,
+    /// A new runtime's (`create --wait`).
+    FirstRollout,
 }
 
 impl Action {
@@ -139,6 +141,7 @@ impl Action {
         match self {
             Action::Upgrade => "upgrade",
             Action::Rollback => "rollback",
+            Action::FirstRollout => "first rollout",
         }
     }
 
@@ -146,6 +149,7 @@ impl Action {
         match self {
             Action::Upgrade => "upgrading",
             Action::Rollback => "rolling back",
+            Action::FirstRollout => "rolling out",
         }
     }
 
@@ -153,6 +157,7 @@ impl Action {
         match self {
             Action::Upgrade => "upgraded",
             Action::Rollback => "rolled back",
+            Action::FirstRollout => "rolled out",
         }
     }
 }

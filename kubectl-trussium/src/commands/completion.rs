@@ -360,6 +360,7 @@ mod tests {
             values(&p),
             [
                 "status",
+                "create",
                 "upgrade",
                 "rollback",
                 "history",
@@ -378,7 +379,7 @@ mod tests {
         assert_eq!(p.directive, DIRECTIVE_NO_FILE);
         assert!(p.candidates[0].1.starts_with("Show one runtime"));
         assert_eq!(values(&plan(&words(&["s"]))), ["status", "scale"]);
-        assert_eq!(values(&plan(&words(&[]))).len(), 14);
+        assert_eq!(values(&plan(&words(&[]))).len(), 15);
         // The new commands complete like the old: by the kind of value.
         assert_eq!(
             plan(&words(&["history", ""])).lookup,

@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod completion;
+pub mod create;
 pub mod diagnose;
 pub mod events;
 pub mod history;
@@ -28,7 +29,8 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Status(a) => a.name.is_some(),
         Command::Diagnose(a) => a.name.is_some(),
         Command::Logs(_) => true,
-        Command::Upgrade(_)
+        Command::Create(_)
+        | Command::Upgrade(_)
         | Command::Rollback(_)
         | Command::History(_)
         | Command::Scale(_)
@@ -40,16 +42,17 @@ pub async fn run(cli: Cli) -> Result<()> {
     };
     if one_namespace && cli.global.all_namespaces {
         return Err(Error::Usage(
-            "-A does not go with a runtime's name, check, install or uninstall: drop it and use -n NAMESPACE"
+            "-A does not go with a runtime's name, create, check, install or uninstall: drop it and use -n NAMESPACE"
                 .to_string(),
         ));
     }
-    // check, install and uninstall connect themselves: install may print
-    // without a cluster, and check reports a cluster it cannot reach as one
+    // create, check, install and uninstall connect themselves: create and
+    // install may print without a cluster, and check reports a cluster it cannot reach as one
     // of its findings.
     let global = &cli.global;
     match &cli.command {
         Command::Status(args) => status::run(&connect(global).await?, args, palette).await,
+        Command::Create(args) => create::run(global, args, palette).await,
         Command::Upgrade(args) => upgrade::run(&connect(global).await?, args, palette).await,
         Command::Rollback(args) => rollback::run(&connect(global).await?, args, palette).await,
         Command::History(args) => history::run(&connect(global).await?, args, palette).await,
