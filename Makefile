@@ -8,7 +8,9 @@ OPERATOR_ARGS ?=
 N ?= 5
 # The test cluster's Kubernetes: a supported minor (kubernetes-versions.txt),
 # e.g. make cluster-up KUBERNETES_VERSION=1.34. Default: the newest.
-ifdef KUBERNETES_VERSION
+# Only from the command line: an environment's KUBERNETES_VERSION (CI images
+# set one) is not ours.
+ifeq ($(origin KUBERNETES_VERSION),command line)
 export TRUSSIUM_KUBERNETES_VERSION := $(KUBERNETES_VERSION)
 endif
 

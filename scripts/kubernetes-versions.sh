@@ -11,7 +11,8 @@ kubernetes_versions_file=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/kubern
 kubernetes_minors() { awk '!/^#/ && NF { print $1 }' "$kubernetes_versions_file"; }
 kubernetes_oldest() { kubernetes_minors | head -n 1; }
 kubernetes_newest() { kubernetes_minors | tail -n 1; }
-kubernetes_patch() { awk -v m="$1" '!/^#/ && $1 == m { print $2 }' "$kubernetes_versions_file"; }
+# (`m ""`: compared as strings, so 1.340 is not 1.34.)
+kubernetes_patch() { awk -v m="$1" '!/^#/ && $1 == m "" { print $2 }' "$kubernetes_versions_file"; }
 
 kubernetes_check() {
   if [ -z "$(kubernetes_patch "$1")" ]; then

@@ -88,9 +88,9 @@ start_core_build() {
   core_build_pid=$!
 }
 wait_core_build() {
-  local pid=$core_build_pid
+  # Cleared only once it ended: an interrupt while waiting must still stop it.
+  wait "$core_build_pid" || { cat "$core_build_log" >&2; return 1; }
   core_build_pid=""
-  wait "$pid" || { cat "$core_build_log" >&2; return 1; }
 }
 
 finish() {

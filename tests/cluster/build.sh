@@ -26,6 +26,12 @@ k8s_minor=${TRUSSIUM_KUBERNETES_VERSION:-$(kubernetes_newest)}
 kubernetes_check "$k8s_minor"
 k8s_version=$(kubernetes_patch "$k8s_minor")
 bin=$cache/bin/$k8s_minor
+# The patch the file pins is the module the wrapper builds (the binaries'
+# version strings come from the file).
+grep -q "^require k8s.io/kubernetes $k8s_version\$\|^[[:space:]]k8s.io/kubernetes $k8s_version\b" "$here/kubernetes/$k8s_minor/go.mod" || {
+  echo "build: tests/cluster/kubernetes/$k8s_minor/go.mod does not require k8s.io/kubernetes $k8s_version (kubernetes-versions.txt)" >&2
+  exit 1
+}
 etcd_version=v3.6.8
 kwok_version=v0.8.0
 

@@ -9,6 +9,11 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# The version asked for, else the newest (not the running cluster's, which
+# env.sh would pick up: a plain make cluster-up means the default).
+# shellcheck source=../../scripts/kubernetes-versions.sh
+source "$here/../../scripts/kubernetes-versions.sh"
+export TRUSSIUM_KUBERNETES_VERSION=${TRUSSIUM_KUBERNETES_VERSION:-$(kubernetes_newest)}
 # shellcheck source=env.sh
 source "$here/env.sh"
 dir=$TRUSSIUM_CLUSTER_DIR

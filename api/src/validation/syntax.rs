@@ -62,8 +62,6 @@ pub fn is_secret_key(s: &str) -> bool {
     !s.is_empty() && s.len() <= 253 && s.chars().all(name_char) && s != "." && !s.starts_with("..")
 }
 
-/// Whether `s` holds a control character (C0, DEL or C1: Unicode `Cc`, what
-/// the CEL rules match with `\p{Cc}`).
 /// `rules::REPOSITORY_PATTERN`: an optional registry `host[:port]/`, then
 /// lowercase path components (`[a-z0-9]+([._-]+[a-z0-9]+)*`) joined by '/'.
 pub fn is_repository(repository: &str) -> bool {
@@ -106,6 +104,8 @@ pub fn is_http_url(url: &str) -> bool {
     })
 }
 
+/// Whether `s` holds a control character (C0, DEL or C1: Unicode `Cc`, what
+/// the CEL rules match with `\p{Cc}`).
 pub fn has_control(s: &str) -> bool {
     s.chars().any(char::is_control)
 }

@@ -236,7 +236,14 @@ fn the_crd_patterns_and_the_operator_agree_on_repositories_and_urls() {
             "{value:?}"
         );
     }
-    let url = regex::Regex::new(r"^https?://[^\s]+$").unwrap_or_else(|e| panic!("{e}"));
+    // RE2's \s (the API server's), not Rust's, which also matches \v and
+    // Unicode spaces.
+    let url = regex::Regex::new(r"^https?://[^\t\n\x0c\r ]+$").unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        rules::REPOSITORY_NAME
+            .cel
+            .contains(rules::REPOSITORY_PATTERN)
+    );
     for value in [
         "http://ollama:11434/v1",
         "https://api.openai.com/v1",
@@ -244,6 +251,7 @@ fn the_crd_patterns_and_the_operator_agree_on_repositories_and_urls() {
         "ftp://x",
         "http://a b",
         "http://a\tb",
+        "http://a\u{b}b",
         "HTTP://x",
         "http:/x",
         "",

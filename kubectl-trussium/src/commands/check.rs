@@ -531,8 +531,6 @@ fn line(message: &str) -> String {
     terminal::bounded(message, 2 * terminal::MAX_CHARS)
 }
 
-/// The checklist: ✓, ✗ or –, the check's message, and under each ✗ its
-/// next step.
 /// The API server answered: its Kubernetes version against the range this
 /// release supports (kubernetes-versions.txt). Outside it, a warning.
 fn judge_server(
@@ -573,6 +571,8 @@ fn judge_server(
     }
 }
 
+/// The checklist: ✓, ✗, ! or –, the check's message, and under each ✗ or !
+/// its next step.
 pub fn render(findings: &[Finding], palette: Palette) -> String {
     let mut text = String::new();
     for finding in findings {

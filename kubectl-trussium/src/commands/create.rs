@@ -28,8 +28,9 @@ pub const DEFAULT_IMAGE: &str = "ghcr.io/trussiumhq/trussium:v1.22.0";
 
 #[derive(Args, Debug)]
 pub struct CreateArgs {
-    /// The new runtime's name (a plain String: completion offers the existing
-    /// runtimes' names for a RuntimeName, and this one is new)
+    /// The new runtime's name
+    // A plain String, not a RuntimeName: completion offers the existing
+    // runtimes' names for those, and this one is new.
     #[arg(value_name = "NAME")]
     pub name: String,
 
@@ -58,7 +59,7 @@ pub struct CreateArgs {
     pub replicas: i32,
 
     /// none: create it; client: only print it; server: have the cluster's CRD check it, create nothing
-    #[arg(long = "dry-run", value_enum, value_name = "MODE", default_value = "none", num_args = 0..=1, default_missing_value = "client")]
+    #[arg(long = "dry-run", value_enum, value_name = "MODE", default_value = "none", num_args = 0..=1, require_equals = true, default_missing_value = "client")]
     pub dry_run: DryRun,
 
     /// Print the runtime (as created, or as it would be) instead of a summary
@@ -66,7 +67,7 @@ pub struct CreateArgs {
     pub output: Option<OutputFormat>,
 
     /// Wait until the runtime is Ready
-    #[arg(long, conflicts_with = "dry_run")]
+    #[arg(long)]
     pub wait: bool,
 
     /// How long --wait waits, e.g. 90s, 5m, 1h30m
@@ -209,7 +210,24 @@ pub fn runtime(args: &CreateArgs, namespace: Option<&str>) -> Result<TrussiumRun
     }
 }
 
+/// Flags that cannot go together, beyond what clap says.
+fn check_flags(args: &CreateArgs) -> Result<()> {
+    if args.wait && args.dry_run != DryRun::None {
+        return Err(Error::Usage(
+            "--wait waits for a runtime that a dry run does not create: drop one of them".into(),
+        ));
+    }
+    if args.wait && args.replicas == 0 {
+        return Err(Error::Usage(
+            "--wait waits until the runtime is Ready, which with --replicas 0 it never is: drop one of them"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
 pub async fn run(global: &GlobalFlags, args: &CreateArgs, palette: Palette) -> Result<()> {
+    check_flags(args)?;
     if args.dry_run == DryRun::Client {
         // No request: the namespace only when given.
         let namespace = global.namespace.as_ref().map(ToString::to_string);
@@ -455,6 +473,20 @@ mod tests {
             refused(&["Bad.Name", "--provider", "ollama", "--model", "m"])
                 .contains("metadata.name")
         );
+        let flags = |extra: &[&str]| {
+            let mut line = base.to_vec();
+            line.extend_from_slice(extra);
+            check_flags(&ok(&line)).map_err(|e| e.to_string())
+        };
+        assert!(
+            flags(&["--dry-run", "--wait"]).is_err_and(|e| e.contains("a dry run does not create"))
+        );
+        assert!(flags(&["--dry-run=server", "--wait"]).is_err());
+        assert!(flags(&["--dry-run=none", "--wait"]).is_ok());
+        assert!(flags(&["--replicas", "0", "--wait"]).is_err_and(|e| e.contains("--replicas 0")));
+        assert!(flags(&["--replicas", "0"]).is_ok());
+        // kubectl's form: a mode only after '='.
+        assert!(args(&["--dry-run", "rt", "--provider", "ollama", "--model", "m"]).is_ok());
         assert!(
             args(&[
                 "rt",
@@ -463,7 +495,7 @@ mod tests {
                 "--model",
                 "m",
                 "--dry-run",
-                "--wait"
+                "server"
             ])
             .is_err()
         );
