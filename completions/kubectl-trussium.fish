@@ -53,6 +53,9 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "u
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "rollback" -d 'Go back to an earlier image (by default the one before the current), and optionally wait'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "history" -d 'List the images a runtime has run, newest first'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "scale" -d 'Set the number of runtime replicas (0 scales the runtime down)'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "restart" -d 'Roll the runtime\'s pods (declaratively, through the operator), and optionally wait'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "suspend" -d 'Suspend a runtime: the operator changes none of its objects until it is resumed'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "resume" -d 'Resume a suspended runtime: the operator puts its objects back to the spec'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "events" -d 'Show the runtime\'s Events, oldest first'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "diagnose" -d 'Say why a runtime is not Ready: the root cause first, with the next step, then the evidence'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_needs_command" -f -a "logs" -d 'Print the runtime container\'s log from every pod, each line prefixed with its pod; -f follows'
@@ -149,6 +152,7 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrad
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l wait -d 'Follow the rollout until the operator reports the upgrade complete or failed'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l force -d 'On a suspended runtime: record the change in the spec anyway; it is applied once the runtime is resumed'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s A -l all-namespaces -d 'List runtimes across all namespaces'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand upgrade" -s h -l help -d 'Print help'
@@ -176,6 +180,7 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollba
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l wait -d 'Follow the rollout until the operator reports it complete or failed'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l force -d 'On a suspended runtime: record the change in the spec anyway; it is applied once the runtime is resumed'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s A -l all-namespaces -d 'List runtimes across all namespaces'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand rollback" -s h -l help -d 'Print help'
@@ -225,11 +230,84 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale"
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l client-key -d 'A client key file (PEM) for TLS' -r -F
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l force -d 'Set spec.replicas even while autoscaling owns the replica count'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l force -d 'Set spec.replicas even while autoscaling owns the replica count, or the runtime is suspended'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s A -l all-namespaces -d 'List runtimes across all namespaces'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand scale" -s V -l version -d 'Print version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l timeout -d 'How long --wait waits, e.g. 90s, 5m, 1h30m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l wait -d 'Follow the rollout until every desired replica runs the restarted pod template'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l force -d 'On a suspended runtime: record the restart anyway; it happens once the runtime is resumed'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -s h -l help -d 'Print help'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand restart" -s V -l version -d 'Print version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l reason -d 'Why, for whoever finds it suspended (shown by status and in the Event)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -s h -l help -d 'Print help'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand suspend" -s V -l version -d 'Print version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -s n -l namespace -d 'Namespace of the runtime (default: the context\'s namespace); for install and uninstall, the operator\'s own (default: trussium-system)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -l color -d 'When to use colours (auto: only on a terminal, and never with NO_COLOR set)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -l as -d 'Username to impersonate for the command: a user, or a ServiceAccount as system:serviceaccount:NAMESPACE:NAME' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -l as-group -d 'Group to impersonate (repeat for several); needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -l request-timeout -d 'How long one request may wait for an answer: 0 waits forever (default); e.g. 30s, 1m' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -s s -l server -d 'The address of the API server (https://HOST:PORT)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -l client-certificate -d 'A client certificate file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -l client-key -d 'A client key file (PEM) for TLS' -r -F
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -l tls-server-name -d 'The server name to verify the API server\'s certificate against' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -s v -l v -d 'Log verbosity: 6 and above print one line per request on stderr (verb, URL, status, time; never a body)' -r
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -s A -l all-namespaces -d 'List runtimes across all namespaces'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -s h -l help -d 'Print help'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand resume" -s V -l version -d 'Print version'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -s o -l output -d 'Print machine-readable output instead of the table' -r -f -a "json\t''
 yaml\t''"
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand events" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
@@ -462,19 +540,22 @@ complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand versio
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s h -l help -d 'Print help'
 complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand version" -s V -l version -d 'Print version'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "status" -d 'Show one runtime in detail, or list the runtimes of a namespace'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "create" -d 'Create a runtime from flags (or print it with --dry-run), and optionally wait until it is Ready'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "upgrade" -d 'Change the runtime image to a new tag or digest, and optionally wait for the rollout'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "rollback" -d 'Go back to an earlier image (by default the one before the current), and optionally wait'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "history" -d 'List the images a runtime has run, newest first'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "scale" -d 'Set the number of runtime replicas (0 scales the runtime down)'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "events" -d 'Show the runtime\'s Events, oldest first'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "diagnose" -d 'Say why a runtime is not Ready: the root cause first, with the next step, then the evidence'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "logs" -d 'Print the runtime container\'s log from every pod, each line prefixed with its pod; -f follows'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "check" -d 'Check the cluster, the CRD, the operator, its leader and your access; say what to fix'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "install" -d 'Install (or upgrade) the CRD and the operator of this plugin\'s version'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "uninstall" -d 'Remove the operator; the CRD and the runtimes stay'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "migrate" -d 'Rewrite every runtime in the CRD\'s storage version, so older versions can be dropped'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "completion" -d 'Print a shell completion script'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "version" -d 'Print the plugin\'s version and platform'
-complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale events diagnose logs check install uninstall migrate completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "status" -d 'Show one runtime in detail, or list the runtimes of a namespace'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "create" -d 'Create a runtime from flags (or print it with --dry-run), and optionally wait until it is Ready'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "upgrade" -d 'Change the runtime image to a new tag or digest, and optionally wait for the rollout'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "rollback" -d 'Go back to an earlier image (by default the one before the current), and optionally wait'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "history" -d 'List the images a runtime has run, newest first'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "scale" -d 'Set the number of runtime replicas (0 scales the runtime down)'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "restart" -d 'Roll the runtime\'s pods (declaratively, through the operator), and optionally wait'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "suspend" -d 'Suspend a runtime: the operator changes none of its objects until it is resumed'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "resume" -d 'Resume a suspended runtime: the operator puts its objects back to the spec'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "events" -d 'Show the runtime\'s Events, oldest first'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "diagnose" -d 'Say why a runtime is not Ready: the root cause first, with the next step, then the evidence'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "logs" -d 'Print the runtime container\'s log from every pod, each line prefixed with its pod; -f follows'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "check" -d 'Check the cluster, the CRD, the operator, its leader and your access; say what to fix'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "install" -d 'Install (or upgrade) the CRD and the operator of this plugin\'s version'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "uninstall" -d 'Remove the operator; the CRD and the runtimes stay'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "migrate" -d 'Rewrite every runtime in the CRD\'s storage version, so older versions can be dropped'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "version" -d 'Print the plugin\'s version and platform'
+complete -c kubectl-trussium -n "__fish_kubectl_trussium_using_subcommand help; and not __fish_seen_subcommand_from status create upgrade rollback history scale restart suspend resume events diagnose logs check install uninstall migrate completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -9,8 +9,10 @@ pub mod kubernetes;
 pub mod labels;
 pub mod operator;
 pub mod pod_security;
+pub mod restart;
 pub mod runtime;
 pub mod status;
+pub mod suspension;
 pub mod validation;
 
 pub use runtime::*;

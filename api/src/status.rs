@@ -39,6 +39,10 @@ pub struct TrussiumRuntimeStatus {
     /// this template (an annotation, a scale) is not a rollout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_template_hash: Option<String>,
+    /// The restart (annotation runtime.trussium.io/restartedAt) the managed
+    /// Deployment's pod template carries: the last one applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restarted_at: Option<String>,
     /// Standard Kubernetes conditions: ConfigurationValid, Progressing,
     /// Available, Ready, Degraded, Upgrading and Stalled.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -129,6 +133,12 @@ pub mod condition_type {
     /// without a change.
     pub const STALLED: &str = "Stalled";
 
+    /// Reported only while the runtime carries the suspend annotation (see
+    /// `suspension`): True while suspended, False while the annotation's
+    /// value is ignored.
+    pub const SUSPENDED: &str = "Suspended";
+
+    /// The conditions every status reports.
     pub const ALL: [&str; 7] = [
         CONFIGURATION_VALID,
         PROGRESSING,
@@ -137,6 +147,19 @@ pub mod condition_type {
         DEGRADED,
         UPGRADING,
         STALLED,
+    ];
+
+    /// Every condition the operator may report: [`ALL`], then those it
+    /// reports only at times.
+    pub const WRITTEN: [&str; 8] = [
+        CONFIGURATION_VALID,
+        PROGRESSING,
+        AVAILABLE,
+        READY,
+        DEGRADED,
+        UPGRADING,
+        STALLED,
+        SUSPENDED,
     ];
 }
 
@@ -201,12 +224,28 @@ pub mod reason {
         /// Someone else's NetworkPolicy holds the runtime's policy name: the
         /// Deployment is held back (fail closed).
         NETWORK_POLICY_CONFLICT = "NetworkPolicyConflict";
+        // Suspended: True while the runtime is suspended (also Progressing's
+        // False reason then); False while the annotation's value is ignored.
+        SUSPENDED = "Suspended";
+        SUSPEND_VALUE_IGNORED = "SuspendValueIgnored";
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::ConditionStatus;
+    use super::{ConditionStatus, condition_type};
+
+    #[test]
+    fn every_written_condition_starts_with_those_always_reported() {
+        assert_eq!(
+            condition_type::WRITTEN[..condition_type::ALL.len()],
+            condition_type::ALL
+        );
+        assert_eq!(
+            condition_type::WRITTEN.last(),
+            Some(&condition_type::SUSPENDED)
+        );
+    }
 
     #[test]
     fn condition_statuses_read_back_as_written() {

@@ -89,6 +89,18 @@ pub enum Command {
     #[command(after_help = crate::commands::scale::HELP)]
     Scale(crate::commands::scale::ScaleArgs),
 
+    /// Roll the runtime's pods (declaratively, through the operator), and optionally wait
+    #[command(after_help = crate::commands::restart::HELP)]
+    Restart(crate::commands::restart::RestartArgs),
+
+    /// Suspend a runtime: the operator changes none of its objects until it is resumed
+    #[command(after_help = crate::commands::suspend::HELP)]
+    Suspend(crate::commands::suspend::SuspendArgs),
+
+    /// Resume a suspended runtime: the operator puts its objects back to the spec
+    #[command(after_help = crate::commands::resume::HELP)]
+    Resume(crate::commands::resume::ResumeArgs),
+
     /// Show the runtime's Events, oldest first
     #[command(after_help = crate::commands::events::HELP)]
     Events(crate::commands::events::EventsArgs),

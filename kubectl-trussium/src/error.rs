@@ -124,11 +124,12 @@ pub enum Error {
     },
     /// `--wait`: the operator reported UpgradeFailed (for `install`: the
     /// operator's Deployment passed its progress deadline).
-    #[error("{action} of {name} to {image} failed: {message}")]
+    #[error("{action} of {name}{to} failed: {message}")]
     RolloutFailed {
         action: &'static str,
         name: String,
-        image: String,
+        /// Where it was going, e.g. " to v2" (empty for a restart).
+        to: String,
         message: String,
     },
     /// `--wait`: the timeout elapsed.
@@ -162,6 +163,15 @@ pub enum Error {
         name: String,
         namespace: String,
         refusal: Refusal,
+    },
+    /// `upgrade`, `scale`, `rollback`: the runtime is suspended and
+    /// --force was not given; nothing was changed.
+    #[error("not {doing} {name}: it is suspended{}", reason.as_ref().map_or(String::new(), |r| format!(" (reason: {r})")))]
+    Suspended {
+        doing: &'static str,
+        name: String,
+        namespace: String,
+        reason: Option<String>,
     },
     /// `scale`, `upgrade`: the runtime is being deleted.
     #[error("not {doing} {name}: it is being deleted")]
@@ -285,6 +295,7 @@ impl Error {
                 }
             },
             Error::BeingDeleted { .. } => Exit::BeingDeleted,
+            Error::Suspended { .. } => Exit::Suspended,
             Error::ChecksFailed { .. } => Exit::CheckFailed,
             Error::NotReady(_) => Exit::NotReady,
             Error::AlreadyExists { .. } => Exit::AlreadyExists,
@@ -327,6 +338,12 @@ impl Error {
             ),
             Error::Timeout { follow, .. } => Some(format!(
                 "the rollout may still finish: follow it with `{follow}`"
+            )),
+            Error::Suspended {
+                name, namespace, ..
+            } => Some(format!(
+                "resume it first: kubectl trussium resume {name} -n {namespace}\n\
+                 or pass --force to record the change in the spec now; the operator applies it once the runtime is resumed"
             )),
             Error::AutoscalingOwnsReplicas {
                 name, namespace, ..
@@ -567,7 +584,7 @@ mod tests {
         let failed = Error::RolloutFailed {
             action: "upgrade",
             name: "rt".into(),
-            image: "i".into(),
+            to: " to i".into(),
             message: "m".into(),
         };
         let refused = Error::AutoscalingOwnsReplicas {

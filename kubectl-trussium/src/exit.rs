@@ -18,6 +18,7 @@ pub enum Exit {
     CheckFailed = 10,
     NotReady = 11,
     AlreadyExists = 12,
+    Suspended = 13,
 }
 
 impl Exit {
@@ -36,13 +37,13 @@ pub struct Meaning {
 }
 
 /// The commands with `--wait`.
-const WAITING: &[&str] = &["upgrade", "rollback", "install"];
+const WAITING: &[&str] = &["upgrade", "rollback", "restart", "install"];
 /// The commands with `--wait` that may time out: also `create`, whose first
 /// rollout has no failure of its own to report.
-const WAITING_OR_CREATE: &[&str] = &["upgrade", "rollback", "install", "create"];
+const WAITING_OR_CREATE: &[&str] = &["upgrade", "rollback", "restart", "install", "create"];
 
 /// Every exit code, in order.
-pub const TABLE: [Meaning; 13] = [
+pub const TABLE: [Meaning; 14] = [
     Meaning {
         exit: Exit::Ok,
         commands: &[],
@@ -89,7 +90,7 @@ pub const TABLE: [Meaning; 13] = [
     },
     Meaning {
         exit: Exit::BeingDeleted,
-        commands: &["rollback", "scale", "upgrade"],
+        commands: &["rollback", "scale", "upgrade", "restart", "suspend"],
         text: "refused, the runtime is being deleted",
     },
     Meaning {
@@ -114,6 +115,12 @@ pub const TABLE: [Meaning; 13] = [
         exit: Exit::AlreadyExists,
         commands: &["create"],
         text: "refused, a runtime of that name exists in the namespace (it is left as it is)",
+    },
+    Meaning {
+        exit: Exit::Suspended,
+        commands: &["upgrade", "scale", "rollback", "restart"],
+        text: "refused, the runtime is suspended: resume it, or --force records the change \
+               in the spec for when it is resumed",
     },
 ];
 
@@ -184,7 +191,16 @@ mod tests {
             "{all}"
         );
         assert!(
-            all.contains("\n   8  rollback, scale, upgrade: refused, the runtime is being deleted")
+            all.contains(
+                "\n   8  rollback, scale, upgrade, restart, suspend: refused, the runtime is"
+            ),
+            "{all}"
+        );
+        assert!(
+            all.contains(
+                "\n  13  upgrade, scale, rollback, restart: refused, the runtime is suspended"
+            ),
+            "{all}"
         );
         assert!(rollback.contains("\n   8  refused, the runtime is being deleted"));
     }

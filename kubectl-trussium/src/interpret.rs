@@ -4,6 +4,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::ResourceExt;
+use trussium_api::suspension::{Suspension, suspension};
 use trussium_api::{ConditionStatus, TrussiumRuntime, condition_type, reason};
 
 use crate::output::Health;
@@ -24,6 +25,9 @@ pub fn autoscaling_enabled(rt: &TrussiumRuntime) -> bool {
 
 /// The summary of a runtime being deleted (it may still serve meanwhile).
 pub const TERMINATING: &str = "Terminating";
+
+/// The summary of a suspended runtime.
+pub const SUSPENDED: &str = "Suspended";
 
 /// Whether the runtime is being deleted.
 pub fn terminating(rt: &TrussiumRuntime) -> bool {
@@ -70,6 +74,11 @@ pub fn summary(rt: &TrussiumRuntime) -> (Health, String) {
     // Whatever its status last said, it is going away.
     if rt.metadata.deletion_timestamp.is_some() {
         return (Health::Warn, TERMINATING.to_string());
+    }
+    // The annotation, not the status: it holds from the moment it is set,
+    // and whatever else the status says, nothing moves until it goes.
+    if suspension(&rt.metadata).is_suspended() {
+        return (Health::Warn, SUSPENDED.to_string());
     }
     let Some(status) = &rt.status else {
         return (
@@ -157,6 +166,8 @@ pub fn condition_health(c: &Condition) -> Health {
         condition_type::UPGRADING if truth => Health::Warn,
         condition_type::UPGRADING if r == reason::UPGRADE_FAILED => Health::Bad,
         condition_type::UPGRADING => Health::Good,
+        // Present only while the annotation is: suspended, or ignored.
+        condition_type::SUSPENDED => Health::Warn,
         _ => Health::Neutral,
     }
 }
@@ -194,6 +205,28 @@ pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
     let name = rt.name_any();
     let ns = rt.namespace().unwrap_or_default();
     let mut steps = Vec::new();
+
+    match suspension(&rt.metadata) {
+        Suspension::Suspended { reason: why } => steps.push(NextStep {
+            why: match why {
+                Some(why) => format!(
+                    "suspended (reason: {}): the operator changes nothing until it is resumed",
+                    safe(why)
+                ),
+                None => "suspended: the operator changes nothing until it is resumed".to_string(),
+            },
+            command: shell_command(&["kubectl", "trussium", "resume", &name, "-n", &ns]),
+        }),
+        Suspension::Ignored { value } => steps.push(NextStep {
+            why: format!(
+                "the annotation {} is {:?}, which suspends nothing (only \"true\" does); remove it",
+                trussium_api::suspension::SUSPENDED,
+                safe(value)
+            ),
+            command: shell_command(&["kubectl", "trussium", "resume", &name, "-n", &ns]),
+        }),
+        Suspension::Active => {}
+    }
 
     if let Some(c) = status
         .condition(condition_type::CONFIGURATION_VALID)
@@ -544,6 +577,48 @@ mod tests {
         );
         assert_eq!(condition_health(&c("Ready", "Unknown", "X")), Health::Warn);
         assert_eq!(condition_health(&c("Custom", "True", "X")), Health::Neutral);
+        assert_eq!(
+            condition_health(&c("Suspended", "True", "Suspended")),
+            Health::Warn
+        );
+    }
+
+    fn suspended(value: &str, reason: Option<&str>) -> TrussiumRuntime {
+        let mut rt = runtime(UPGRADING);
+        let annotations = rt.metadata.annotations.get_or_insert_default();
+        annotations.insert("runtime.trussium.io/suspended".into(), value.into());
+        if let Some(reason) = reason {
+            annotations.insert("runtime.trussium.io/suspend-reason".into(), reason.into());
+        }
+        rt
+    }
+
+    #[test]
+    fn a_suspended_runtime_says_so_first_and_how_to_resume() {
+        let rt = suspended("true", Some("INC-4211"));
+        assert_eq!(summary(&rt), (Health::Warn, "Suspended".to_string()));
+        let steps = next_steps(&rt);
+        assert_eq!(
+            steps.first(),
+            Some(&NextStep {
+                why:
+                    "suspended (reason: INC-4211): the operator changes nothing until it is resumed"
+                        .into(),
+                command: "kubectl trussium resume private-ai -n trussium".into(),
+            })
+        );
+        // Even before the operator reported anything.
+        let mut fresh = suspended("true", None);
+        fresh.status = None;
+        assert_eq!(summary(&fresh).1, "Suspended");
+        // An ignored value suspends nothing: the summary is the status's.
+        let ignored = suspended("yes", None);
+        assert_ne!(summary(&ignored).1, "Suspended");
+        let steps = next_steps(&ignored);
+        assert!(
+            steps[0].why.contains("\"yes\", which suspends nothing"),
+            "{steps:?}"
+        );
     }
 
     fn failed_upgrade() -> TrussiumRuntime {

@@ -29,6 +29,7 @@ pub mod revisions;
 pub mod rollout;
 pub mod runtime_events;
 pub mod runtime_pods;
+pub mod suspension;
 pub mod table;
 pub mod terminal;
 pub mod tls;

@@ -1,5 +1,6 @@
-//! Following a rollout of a new spec.image (`upgrade --wait`, `rollback
-//! --wait`) until the operator reports it complete or failed, or time runs out.
+//! Following a rollout (`upgrade --wait`, `rollback --wait`, `create
+//! --wait`: of a new spec.image; `restart --wait`: of a restart) until the
+//! operator reports it complete or failed, or time runs out.
 
 use std::time::Duration;
 
@@ -70,6 +71,33 @@ pub fn assess(rt: &TrussiumRuntime, generation: i64, image: &str) -> Progress {
     }
 }
 
+/// Reads the status for the restart `at` (the value our patch wrote): done
+/// once the pod template carries it and every desired replica runs that
+/// template, failed once the rollout passed its progress deadline.
+pub fn assess_restart(rt: &TrussiumRuntime, at: &str) -> Progress {
+    let Some(status) = &rt.status else {
+        return Progress::Waiting("waiting for the operator to report status".to_string());
+    };
+    if status.restarted_at.as_deref() != Some(at) {
+        return Progress::Waiting(
+            "waiting for the operator to put the restart into the pod template".to_string(),
+        );
+    }
+    let condition = |type_: &str| status.condition(type_).filter(|c| c.status == "True");
+    if let Some(degraded) = condition(condition_type::DEGRADED)
+        .filter(|c| c.reason == reason::PROGRESS_DEADLINE_EXCEEDED)
+    {
+        return Progress::Failed(degraded.message.clone());
+    }
+    // The status that first carries the restart already reports its
+    // rollout (the template differs from the one the counts describe), so
+    // a Ready left over from before is never taken for the answer.
+    match condition(condition_type::READY) {
+        Some(ready) if ready.reason == reason::RUNTIME_READY => Progress::Complete,
+        _ => Progress::Waiting(describe(rt)),
+    }
+}
+
 /// The live progress line: replicas, current version and what the operator says.
 pub fn describe(rt: &TrussiumRuntime) -> String {
     let status = rt.status.clone().unwrap_or_default();
@@ -133,6 +161,7 @@ pub enum Action {
     Rollback,
     /// A new runtime's (`create --wait`).
     FirstRollout,
+    Restart,
 }
 
 impl Action {
@@ -142,6 +171,7 @@ impl Action {
             Action::Upgrade => "upgrade",
             Action::Rollback => "rollback",
             Action::FirstRollout => "first rollout",
+            Action::Restart => "restart",
         }
     }
 
@@ -150,6 +180,7 @@ impl Action {
             Action::Upgrade => "upgrading",
             Action::Rollback => "rolling back",
             Action::FirstRollout => "rolling out",
+            Action::Restart => "restarting",
         }
     }
 
@@ -158,6 +189,41 @@ impl Action {
             Action::Upgrade => "upgraded",
             Action::Rollback => "rolled back",
             Action::FirstRollout => "rolled out",
+            Action::Restart => "restarted",
+        }
+    }
+}
+
+/// What a rollout is to reach.
+#[derive(Debug, Clone, Copy)]
+enum Goal<'a> {
+    /// The status of `generation` reports `image` rolled out.
+    Image { generation: i64, image: &'a str },
+    /// The pods run the template of the restart `at`.
+    Restart { at: &'a str },
+}
+
+impl Goal<'_> {
+    fn assess(self, rt: &TrussiumRuntime) -> Progress {
+        match self {
+            Goal::Image { generation, image } => assess(rt, generation, image),
+            Goal::Restart { at } => assess_restart(rt, at),
+        }
+    }
+
+    /// Where it goes, for messages: " to v1.23.0", or nothing.
+    fn to(self) -> String {
+        match self {
+            Goal::Image { image, .. } => format!(" to {}", version_of(image)),
+            Goal::Restart { .. } => String::new(),
+        }
+    }
+
+    /// As [`Goal::to`], with the whole image reference.
+    fn to_image(self) -> String {
+        match self {
+            Goal::Image { image, .. } => format!(" to {image}"),
+            Goal::Restart { .. } => String::new(),
         }
     }
 }
@@ -174,15 +240,39 @@ pub async fn wait(
     timeout: Duration,
     palette: Palette,
 ) -> Result<()> {
+    let goal = Goal::Image { generation, image };
+    follow_to(action, target, patched, goal, timeout, palette).await
+}
+
+/// [`wait`] for the restart `at` (see [`assess_restart`]), with the same
+/// exit codes.
+pub async fn wait_restart(
+    target: &Target,
+    patched: TrussiumRuntime,
+    at: &str,
+    timeout: Duration,
+    palette: Palette,
+) -> Result<()> {
+    let goal = Goal::Restart { at };
+    follow_to(Action::Restart, target, patched, goal, timeout, palette).await
+}
+
+async fn follow_to(
+    action: Action,
+    target: &Target,
+    patched: TrussiumRuntime,
+    goal: Goal<'_>,
+    timeout: Duration,
+    palette: Palette,
+) -> Result<()> {
     let name = patched.name_any();
-    let version = version_of(image);
     let request = Request::new("watch", RUNTIMES)
         .namespace(Some(&target.namespace))
         .name(&name);
     let watching = Watching {
         target,
         request,
-        label: format!("{} {name} to {version}", action.doing()),
+        label: format!("{} {name}{}", action.doing(), goal.to()),
         timeout,
         palette,
     };
@@ -190,14 +280,15 @@ pub async fn wait(
     // crate::fetched) is waited out, not an error.
     let first = Some(Fetched::from_runtime(patched));
     let ending = follow(&watching, target.fetched(), &name, first, |fetched| {
-        judge(fetched, generation, image)
+        judge(fetched, goal)
     })
     .await?;
     let rollout = Rollout {
         action,
         target,
         name,
-        image,
+        to: goal.to(),
+        to_image: goal.to_image(),
         timeout,
         palette,
     };
@@ -206,14 +297,14 @@ pub async fn wait(
 
 /// Where the followed runtime stands: done (completed or failed) or what it
 /// waits for.
-fn judge(fetched: &Fetched, generation: i64, image: &str) -> Judgment<Outcome> {
+fn judge(fetched: &Fetched, goal: Goal) -> Judgment<Outcome> {
     let Some(rt) = fetched.whole_runtime() else {
         return Judgment::Waiting(format!(
             "cannot read its status: {}",
             safe(fetched.problem.as_deref().unwrap_or_default())
         ));
     };
-    match assess(rt, generation, image) {
+    match goal.assess(rt) {
         Progress::Complete => Judgment::Done(Ok(rt.clone())),
         Progress::Failed(message) => Judgment::Done(Err((message, rt.clone()))),
         Progress::Waiting(text) => Judgment::Waiting(text),
@@ -229,7 +320,9 @@ struct Rollout<'a> {
     action: Action,
     target: &'a Target,
     name: String,
-    image: &'a str,
+    /// See [`Goal::to`] and [`Goal::to_image`].
+    to: String,
+    to_image: String,
     timeout: Duration,
     palette: Palette,
 }
@@ -242,17 +335,17 @@ impl Rollout<'_> {
             action,
             target,
             name,
-            image,
+            to,
+            to_image,
             timeout,
             palette,
         } = self;
-        let version = version_of(image);
         match ending {
             Ending::Done {
                 outcome: Ok(rt),
                 seconds,
             } => output::println(&format!(
-                "{} {name} {} to {version} ({}) in {seconds}s",
+                "{} {name} {}{to} ({}) in {seconds}s",
                 palette.good("✓"),
                 action.done(),
                 completed_replicas(&rt),
@@ -262,7 +355,7 @@ impl Rollout<'_> {
                 ..
             } => {
                 output::println(&format!(
-                    "{} {name}: {} to {version} failed",
+                    "{} {name}: {}{to} failed",
                     palette.bad("✗"),
                     action.noun()
                 ))?;
@@ -273,12 +366,12 @@ impl Rollout<'_> {
                 Err(Error::RolloutFailed {
                     action: action.noun(),
                     name,
-                    image: image.to_string(),
+                    to: to_image,
                     message,
                 })
             }
             Ending::TimedOut { last } => Err(Error::Timeout {
-                rollout: format!("{} of {name} to {version}", action.noun()),
+                rollout: format!("{} of {name}{to}", action.noun()),
                 after: timeout,
                 last,
                 follow: format!(
@@ -326,6 +419,65 @@ mod tests {
                        "conditions": conditions}
         }))
         .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn restarted(at: Option<&str>, conditions: &[(&str, &str, &str)]) -> TrussiumRuntime {
+        let conditions: Vec<_> = conditions
+            .iter()
+            .map(|(t, s, r)| {
+                json!({"type": t, "status": s, "reason": r, "message": format!("{r} message"),
+                                    "lastTransitionTime": "2023-11-14T22:00:00Z"})
+            })
+            .collect();
+        serde_json::from_value(json!({
+            "apiVersion": "runtime.trussium.io/v1beta1", "kind": "TrussiumRuntime",
+            "metadata": {"name": "rt", "namespace": "ai", "generation": 7},
+            "spec": {"image": {"repository": "ghcr.io/trussiumhq/trussium", "tag": "v1.23.0"},
+                     "replicas": 3, "provider": {"type": "ollama", "model": "m"}},
+            "status": {"observedGeneration": 7, "restartedAt": at, "conditions": conditions}
+        }))
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_restart_is_done_once_the_operator_carries_it_and_ready_follows() {
+        const AT: &str = "2026-12-04T10:00:00Z";
+        let ready = [("Ready", "True", "RuntimeReady")];
+        // Ready from before the restart reached the template: not an answer.
+        assert!(matches!(
+            assess_restart(&restarted(None, &ready), AT),
+            Progress::Waiting(_)
+        ));
+        assert!(matches!(
+            assess_restart(&restarted(Some("2026-12-01T00:00:00Z"), &ready), AT),
+            Progress::Waiting(_)
+        ));
+        let rolling = [
+            ("Ready", "False", "RuntimeNotReady"),
+            ("Progressing", "True", "DeploymentProgressing"),
+        ];
+        assert!(matches!(
+            assess_restart(&restarted(Some(AT), &rolling), AT),
+            Progress::Waiting(_)
+        ));
+        assert_eq!(
+            assess_restart(&restarted(Some(AT), &ready), AT),
+            Progress::Complete
+        );
+        let failed = [
+            ("Ready", "False", "DeploymentFailed"),
+            ("Degraded", "True", "ProgressDeadlineExceeded"),
+        ];
+        assert_eq!(
+            assess_restart(&restarted(Some(AT), &failed), AT),
+            Progress::Failed("ProgressDeadlineExceeded message".into())
+        );
+        // Scaled to zero meanwhile: Ready for another reason, still waiting.
+        let zero = [("Ready", "True", "ScaledToZero")];
+        assert!(matches!(
+            assess_restart(&restarted(Some(AT), &zero), AT),
+            Progress::Waiting(_)
+        ));
     }
 
     #[test]

@@ -24,4 +24,5 @@ pub mod ownership;
 pub mod probes;
 pub mod references;
 pub mod resources;
+pub mod reverted;
 pub mod status;

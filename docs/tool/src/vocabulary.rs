@@ -46,7 +46,7 @@ impl Vocabulary {
                 ),
                 Program::new(vec!["trussium-operator"], operator_command()),
             ],
-            condition_types: strings(&trussium_api::condition_type::ALL),
+            condition_types: strings(&trussium_api::condition_type::WRITTEN),
             condition_statuses: trussium_api::ConditionStatus::ALL
                 .iter()
                 .map(|s| s.as_str().to_string())

@@ -365,6 +365,9 @@ mod tests {
                 "rollback",
                 "history",
                 "scale",
+                "restart",
+                "suspend",
+                "resume",
                 "events",
                 "diagnose",
                 "logs",
@@ -378,9 +381,19 @@ mod tests {
         );
         assert_eq!(p.directive, DIRECTIVE_NO_FILE);
         assert!(p.candidates[0].1.starts_with("Show one runtime"));
-        assert_eq!(values(&plan(&words(&["s"]))), ["status", "scale"]);
-        assert_eq!(values(&plan(&words(&[]))).len(), 15);
+        assert_eq!(
+            values(&plan(&words(&["s"]))),
+            ["status", "scale", "suspend"]
+        );
+        assert_eq!(values(&plan(&words(&[]))).len(), 18);
         // The new commands complete like the old: by the kind of value.
+        for command in ["restart", "suspend", "resume"] {
+            assert_eq!(
+                plan(&words(&[command, ""])).lookup,
+                Some(Lookup::Runtimes),
+                "{command}"
+            );
+        }
         assert_eq!(
             plan(&words(&["history", ""])).lookup,
             Some(Lookup::Runtimes)

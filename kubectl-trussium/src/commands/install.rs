@@ -499,7 +499,7 @@ async fn wait_available(
         } => Err(Error::RolloutFailed {
             action: "install",
             name: format!("{namespace}/{name}"),
-            image: image_of(deployment),
+            to: format!(" to {}", image_of(deployment)),
             message,
         }),
         Ending::Done {

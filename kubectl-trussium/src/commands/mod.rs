@@ -9,9 +9,12 @@ pub mod history;
 pub mod install;
 pub mod logs;
 pub mod migrate;
+pub mod restart;
+pub mod resume;
 pub mod rollback;
 pub mod scale;
 pub mod status;
+pub mod suspend;
 pub mod uninstall;
 pub mod upgrade;
 pub mod version;
@@ -34,6 +37,9 @@ pub async fn run(cli: Cli) -> Result<()> {
         | Command::Rollback(_)
         | Command::History(_)
         | Command::Scale(_)
+        | Command::Restart(_)
+        | Command::Suspend(_)
+        | Command::Resume(_)
         | Command::Events(_)
         | Command::Check(_)
         | Command::Install(_)
@@ -57,6 +63,9 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Rollback(args) => rollback::run(&connect(global).await?, args, palette).await,
         Command::History(args) => history::run(&connect(global).await?, args, palette).await,
         Command::Scale(args) => scale::run(&connect(global).await?, args, palette).await,
+        Command::Restart(args) => restart::run(&connect(global).await?, args, palette).await,
+        Command::Suspend(args) => suspend::run(&connect(global).await?, args, palette).await,
+        Command::Resume(args) => resume::run(&connect(global).await?, args, palette).await,
         Command::Events(args) => events::run(&connect(global).await?, args, palette).await,
         Command::Diagnose(args) => diagnose::run(&connect(global).await?, args, palette).await,
         Command::Logs(args) => logs::run(&connect(global).await?, args).await,

@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::output::{self, Palette};
 use crate::revisions::{self, Choice};
 use crate::rollout::{self, Action};
+use crate::suspension::{Guard, guard, recorded_note};
 
 #[derive(Args, Debug)]
 pub struct RollbackArgs {
@@ -29,6 +30,10 @@ pub struct RollbackArgs {
     /// Follow the rollout until the operator reports it complete or failed
     #[arg(long)]
     pub wait: bool,
+
+    /// On a suspended runtime: record the change in the spec anyway; it is applied once the runtime is resumed
+    #[arg(long)]
+    pub force: bool,
 
     /// How long --wait waits, e.g. 90s, 5m, 1h30m
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = duration::parse, requires = "wait")]
@@ -54,8 +59,9 @@ after a failed (or unfinished) upgrade, status.lastSuccessfulImage; after a
 completed one, the image before it (as `kubectl rollout undo`). --to-image
 and --to-revision pick any image the runtime ran (see `history`). Nothing
 changes, and the exit code says why, when there is no earlier image, when
-the image is already the desired one, when the runtime never ran it, or
-when the runtime is being deleted.
+the image is already the desired one, when the runtime never ran it, when
+the runtime is being deleted, or when it is suspended (--force records the
+image for its resume).
 
 Examples:
   kubectl trussium rollback private-ai
@@ -66,6 +72,7 @@ Examples:
 pub async fn run(target: &Target, args: &RollbackArgs, palette: Palette) -> Result<()> {
     let name = &args.name;
     let rt = target.get_runtime(name).await?;
+    let guarded = guard(&rt, &target.namespace, "rolling back", args.force)?;
     let choice = match (&args.to_image, args.to_revision) {
         (Some(image), _) => Choice::Image(image.clone()),
         (None, Some(revision)) => Choice::Revision(revision),
@@ -101,6 +108,10 @@ pub async fn run(target: &Target, args: &RollbackArgs, palette: Palette) -> Resu
         "{name}: image {from} → {} ({whence}, generation {generation})",
         palette.bold(&to)
     ))?;
+    if guarded == Guard::Recorded {
+        // Nothing rolls out until it is resumed: there is nothing to wait for.
+        return output::println(&palette.warn(&recorded_note(name, &target.namespace)));
+    }
     if !args.wait {
         output::println(&palette.dim(&format!(
             "Follow the rollout with: kubectl trussium status {name} -n {} --watch",

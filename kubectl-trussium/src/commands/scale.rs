@@ -11,6 +11,7 @@ use crate::cli::RuntimeName;
 use crate::client::Target;
 use crate::error::{Error, Result};
 use crate::output::{self, Palette};
+use crate::suspension::{Guard, guard, recorded_note};
 
 #[derive(Args, Debug)]
 pub struct ScaleArgs {
@@ -22,7 +23,7 @@ pub struct ScaleArgs {
     #[arg(long, value_name = "N", value_parser = parse_replicas, allow_negative_numbers = true)]
     pub replicas: i32,
 
-    /// Set spec.replicas even while autoscaling owns the replica count
+    /// Set spec.replicas even while autoscaling owns the replica count, or the runtime is suspended
     #[arg(long)]
     pub force: bool,
 }
@@ -31,6 +32,8 @@ pub const HELP: &str = "\
 While spec.autoscaling.enabled is true the HorizontalPodAutoscaler owns the
 replica count: scale refuses and says what to do instead;
 --force sets spec.replicas anyway, to take effect once autoscaling is disabled.
+Likewise on a suspended runtime: refused, and --force records the count for
+its resume.
 
 Examples:
   kubectl trussium scale private-ai --replicas 3
@@ -96,6 +99,7 @@ pub fn plan(rt: &TrussiumRuntime, replicas: i32, force: bool) -> Plan {
 pub async fn run(target: &Target, args: &ScaleArgs, palette: Palette) -> Result<()> {
     let name = &args.name;
     let rt = target.get_runtime_spec(name).await?;
+    let guarded = guard(&rt, &target.namespace, "scaling", args.force)?;
     let n = args.replicas;
     let message = match plan(&rt, n, args.force) {
         Plan::Refuse { min, max } => {
@@ -136,7 +140,11 @@ pub async fn run(target: &Target, args: &ScaleArgs, palette: Palette) -> Result<
             )
         }
     };
-    output::println(&message)
+    output::println(&message)?;
+    if guarded == Guard::Recorded {
+        output::println(&palette.warn(&recorded_note(name, &target.namespace)))?;
+    }
+    Ok(())
 }
 
 async fn patch(target: &Target, name: &str, replicas: i32) -> Result<()> {

@@ -14,6 +14,7 @@ use crate::client::Target;
 use crate::error::{Error, Result};
 use crate::output::{self, Palette};
 use crate::rollout::{self, Action};
+use crate::suspension::{Guard, guard, recorded_note};
 use crate::terminal::safe;
 
 #[derive(Args, Debug)]
@@ -34,6 +35,10 @@ pub struct UpgradeArgs {
     /// Follow the rollout until the operator reports the upgrade complete or failed
     #[arg(long)]
     pub wait: bool,
+
+    /// On a suspended runtime: record the change in the spec anyway; it is applied once the runtime is resumed
+    #[arg(long)]
+    pub force: bool,
 
     /// How long --wait waits, e.g. 90s, 5m, 1h30m
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = duration::parse, requires = "wait")]
@@ -61,6 +66,7 @@ pub enum ImageTarget {
 
 pub const HELP: &str = "\
 Only spec.image changes: --digest removes the tag and --tag removes the digest.
+A suspended runtime is refused; --force records the new image for its resume.
 
 Examples:
   kubectl trussium upgrade private-ai --tag v1.23.0
@@ -86,6 +92,7 @@ pub async fn run(target: &Target, args: &UpgradeArgs, palette: Palette) -> Resul
             name: name.to_string(),
         });
     }
+    let guarded = guard(&before, &target.namespace, "upgrading", args.force)?;
     let patched = api
         .patch(
             name,
@@ -108,6 +115,10 @@ pub async fn run(target: &Target, args: &UpgradeArgs, palette: Palette) -> Resul
             "{name}: image {from} → {} (generation {generation})",
             palette.bold(&to)
         ))?;
+    }
+    if guarded == Guard::Recorded {
+        // Nothing rolls out until it is resumed: there is nothing to wait for.
+        return output::println(&palette.warn(&recorded_note(name, &target.namespace)));
     }
     if !args.wait {
         output::println(&palette.dim(&format!(

@@ -20,6 +20,7 @@ use crate::ownership::{innermost_list, take_over_list};
 use crate::resources::{
     AppliedHash, FIELD_MANAGER, creation_body, is_owned_by, same_controller, with_owner_version_of,
 };
+use crate::reverted::{Reverted, changed_by, value_at};
 
 /// What an owned kind needs to be applied from its cache.
 pub trait Owned:
@@ -47,8 +48,36 @@ impl<K> Owned for K where
 {
 }
 
+/// An owned object after [`ensure`].
+pub struct Ensured<K> {
+    /// As the API server now has it.
+    pub object: Arc<K>,
+    /// Whether a write was sent (a creation or an apply).
+    pub wrote: bool,
+    /// Set when the write put back a field someone else had changed.
+    pub reverted: Option<Reverted>,
+}
+
+impl<K> Ensured<K> {
+    fn wrote(object: Arc<K>) -> Self {
+        Ensured {
+            object,
+            wrote: true,
+            reverted: None,
+        }
+    }
+
+    fn kept(object: Arc<K>) -> Self {
+        Ensured {
+            object,
+            wrote: false,
+            reverted: None,
+        }
+    }
+}
+
 /// Applies `desired` unless the object as last known already matches it;
-/// returns the object as the API server now has it.
+/// returns the object as the API server now has it, and whether it wrote.
 ///
 /// When the apply cannot revert the drift because another field manager owns
 /// items of a list (see [`crate::ownership`]), the operator takes that list
@@ -59,7 +88,7 @@ pub async fn ensure<K: Owned>(
     cache: &Cached<K>,
     backoff: &Mutex<Backoff>,
     desired: &K,
-) -> Result<Arc<K>, kube::Error> {
+) -> Result<Ensured<K>, kube::Error> {
     let name = desired.name_any();
     let namespace = desired.namespace().unwrap_or_default();
     let observed = match cache.get(&namespace, &name) {
@@ -73,10 +102,10 @@ pub async fn ensure<K: Owned>(
                 match api.get_opt(&name).await? {
                     Some(found) => Arc::new(found),
                     // Deleted between the two requests: create it after all.
-                    None => return create(&api, cache, desired).await,
+                    None => return create(&api, cache, desired).await.map(Ensured::wrote),
                 }
             }
-            created => return created,
+            created => return created.map(Ensured::wrote),
         },
     };
     // Someone else's object under the runtime's name: never take it over
@@ -89,8 +118,9 @@ pub async fn ensure<K: Owned>(
     let kept = with_owner_version_of(desired, observed.as_ref());
     let desired = kept.as_ref().unwrap_or(desired);
     let Some(path) = needs_apply(desired, observed.as_ref()) else {
-        return Ok(observed);
+        return Ok(Ensured::kept(observed));
     };
+    let mut reverted = None;
     if drifted(desired, observed.as_ref()) {
         let object = backoff::Object {
             kind: K::kind(&()).into_owned(),
@@ -98,21 +128,32 @@ pub async fn ensure<K: Owned>(
             name: name.clone(),
         };
         let verdict = lock(backoff).drifted(&object, Instant::now());
+        if let Verdict::Wait(wait) = verdict {
+            tracing::debug!(kind = %K::kind(&()), %namespace, %name, %path, wait_seconds = wait.as_secs_f64(), "someone keeps changing it; backing off");
+            return Ok(Ensured::kept(observed));
+        }
+        let revert = revert_of(&api, desired, &name, &path).await;
+        let by = revert.changed_by.as_deref().unwrap_or("unknown");
         match verdict {
-            Verdict::Revert { nth: 1 } => {}
-            Verdict::Revert { nth } => {
-                tracing::warn!(kind = %K::kind(&()), %namespace, %name, %path, reverts_in_a_row = nth, "someone keeps changing it; reverting again");
+            Verdict::Revert { nth } if nth > 1 => {
+                tracing::warn!(kind = %K::kind(&()), %namespace, %name, %path, changed_by = by, reverts_in_a_row = nth, "someone keeps changing it; reverting again");
             }
-            Verdict::Wait(wait) => {
-                tracing::debug!(kind = %K::kind(&()), %namespace, %name, %path, wait_seconds = wait.as_secs_f64(), "someone keeps changing it; backing off");
-                return Ok(observed);
+            _ => {
+                tracing::info!(kind = %K::kind(&()), %namespace, %name, %path, changed_by = by, "someone else changed it; reverting");
             }
         }
+        reverted = Some(revert);
     }
     tracing::info!(kind = %K::kind(&()), %namespace, %name, reason = %format!("differs at {path}"), "applying");
     let (current, path) = match apply(&api, cache, desired).await {
         Ok(applied) => match needs_apply(desired, applied.as_ref()) {
-            None => return Ok(applied),
+            None => {
+                return Ok(Ensured {
+                    object: applied,
+                    wrote: true,
+                    reverted,
+                });
+            }
             Some(still) => (Ok(applied), still),
         },
         // Refused, e.g. a foreign Service port item next to ours with the
@@ -124,10 +165,33 @@ pub async fn ensure<K: Owned>(
     };
     let Some(taken) = take_over(&api, &name, &path).await? else {
         tracing::warn!(kind = %K::kind(&()), %namespace, %name, %path, "still differs after apply");
-        return current;
+        return current.map(Ensured::wrote);
     };
     tracing::info!(kind = %K::kind(&()), %namespace, %name, list = %taken, "took over a list someone else changed; applying again");
-    apply(&api, cache, desired).await
+    apply(&api, cache, desired).await.map(Ensured::wrote)
+}
+
+/// What reverting the drift at `path` puts back, and who made it: read
+/// fresh (the cache drops `managedFields`), once per revert. A read that
+/// fails names nobody; the revert goes ahead all the same.
+async fn revert_of<K: Owned>(api: &Api<K>, desired: &K, name: &str, path: &str) -> Reverted {
+    let desired_json = serde_json::to_value(desired).unwrap_or_default();
+    let changed = match api.get(name).await {
+        Ok(current) => serde_json::to_value(&current)
+            .ok()
+            .and_then(|current| changed_by(&current, &desired_json, path, FIELD_MANAGER)),
+        Err(err) => {
+            tracing::debug!(kind = %K::kind(&()), %name, error = %err, "could not read who changed it");
+            None
+        }
+    };
+    Reverted {
+        kind: K::kind(&()).into_owned(),
+        name: name.to_string(),
+        path: path.to_string(),
+        changed_by: changed,
+        value: value_at(&desired_json, path).unwrap_or_else(|| "its value".to_string()),
+    }
 }
 
 /// The error for an object of ours that someone else created first.
@@ -227,7 +291,8 @@ async fn take_over<K: Owned>(
     Ok(None)
 }
 
-/// Deletes the named object if it exists and this runtime controls it; an
+/// Deletes the named object if it exists and this runtime controls it
+/// (`true` when it sent the deletion); an
 /// object someone else created under the same name is left alone (it is not
 /// in the cache either: the watches see only objects with our label).
 pub async fn remove<K: Owned>(
@@ -236,12 +301,12 @@ pub async fn remove<K: Owned>(
     namespace: &str,
     name: &str,
     rt: &TrussiumRuntime,
-) -> Result<(), kube::Error> {
+) -> Result<bool, kube::Error> {
     let Some(observed) = cache.get(namespace, name) else {
-        return Ok(());
+        return Ok(false);
     };
     if !is_owned_by(observed.meta(), rt) {
-        return Ok(());
+        return Ok(false);
     }
     tracing::info!(kind = %K::kind(&()), %namespace, %name, "deleting, no longer wanted");
     match api.delete(name, &DeleteParams::background()).await {
@@ -251,5 +316,5 @@ pub async fn remove<K: Owned>(
         Err(err) => return Err(err),
     }
     cache.forget(namespace, name);
-    Ok(())
+    Ok(true)
 }

@@ -15,6 +15,7 @@ use crate::backoff::{Backoff, Retries};
 use crate::config::OperatorConfig;
 use crate::events::object::Reporter;
 use crate::metrics::Metrics;
+use crate::reverted::Announced;
 
 pub struct Context {
     pub client: Client,
@@ -42,6 +43,8 @@ pub struct Context {
     pub unsure: Unsure,
     /// Runtimes let go because their namespace is being deleted.
     pub terminating: Terminating,
+    /// Reverted changes lately announced, to say each once in a while.
+    pub reverted: Announced,
 }
 
 impl Context {
@@ -67,6 +70,7 @@ impl Context {
             stalls: Stalls::default(),
             unsure: Unsure::default(),
             terminating: Terminating::default(),
+            reverted: Announced::default(),
         }
     }
 }

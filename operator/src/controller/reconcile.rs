@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
@@ -12,6 +13,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::runtime::controller::Action;
 use kube::{Api, ResourceExt};
 use trussium_api::TrussiumRuntime;
+use trussium_api::suspension::suspension;
 
 use super::apply::{Owned, ensure, remove};
 use super::cache::Cached;
@@ -19,16 +21,25 @@ use super::context::Context;
 use super::error::{Error, one_line};
 use super::failure::{self, Failed, Verdict};
 use super::lock::lock;
+use super::publish::{Published, publish};
 use super::report::{Written, report};
 use super::terminating::Known;
+use crate::events::announcement::revert_event_name;
+use crate::events::object::event;
+use crate::events::{MAX_NOTE_BYTES, Reason, Transition};
 use crate::references::{ReferenceCheck, check_references, referenced_secrets};
 use crate::resources::{BuildContext, DesiredResources, build};
+use crate::reverted::{QUIET, Reverted, note};
+use crate::status::conditions::truncated;
 use crate::status::stalled::Stall;
 
 /// What the writes of one reconcile came to.
 enum Outcome {
-    /// Every owned object is as desired; the Deployment as it now is.
-    Applied(Arc<Deployment>),
+    /// Every owned object is as desired; the Deployment as it now is, and
+    /// how many objects were written (created, changed or deleted).
+    Applied(Arc<Deployment>, usize),
+    /// Nothing was written: the runtime is suspended.
+    Suspended(Option<Arc<Deployment>>),
     /// Nothing was written: a referenced Secret is missing.
     Blocked(Option<Arc<Deployment>>),
     /// Building or applying failed in a way that may pass; the Deployment as
@@ -42,22 +53,39 @@ enum Outcome {
 impl Outcome {
     fn deployment(&self) -> Option<&Deployment> {
         match self {
-            Outcome::Applied(d) => Some(d),
-            Outcome::Blocked(d) | Outcome::Failed(d, _) | Outcome::Refused(d, _) => d.as_deref(),
+            Outcome::Applied(d, _) => Some(d),
+            Outcome::Suspended(d)
+            | Outcome::Blocked(d)
+            | Outcome::Failed(d, _)
+            | Outcome::Refused(d, _) => d.as_deref(),
         }
     }
 
     fn error(&self) -> Option<&str> {
         match self {
             Outcome::Failed(_, message) => Some(message),
-            Outcome::Applied(_) | Outcome::Blocked(_) | Outcome::Refused(..) => None,
+            Outcome::Applied(..)
+            | Outcome::Suspended(_)
+            | Outcome::Blocked(_)
+            | Outcome::Refused(..) => None,
+        }
+    }
+
+    /// How many objects were written, when everything was applied.
+    fn changed(&self) -> Option<usize> {
+        match self {
+            Outcome::Applied(_, changed) => Some(*changed),
+            _ => None,
         }
     }
 
     fn stall(&self) -> Option<&Stall> {
         match self {
             Outcome::Refused(_, stall) => Some(stall),
-            Outcome::Applied(_) | Outcome::Blocked(_) | Outcome::Failed(..) => None,
+            Outcome::Applied(..)
+            | Outcome::Suspended(_)
+            | Outcome::Blocked(_)
+            | Outcome::Failed(..) => None,
         }
     }
 }
@@ -112,6 +140,7 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
         references: &references,
         error: outcome.error(),
         stall: outcome.stall(),
+        changed: outcome.changed(),
     };
     let reported = match report(&ctx, &runtimes, &rt, input).await {
         Ok(reported) => reported,
@@ -161,6 +190,11 @@ async fn write(
     let ReferenceCheck::Resolved { versions } = references else {
         return ControlFlow::Continue(Outcome::Blocked(observed));
     };
+    // Suspended: hands off. Nothing is created, changed or deleted (hand
+    // changes stay); the status reports the objects as they are.
+    if suspension(&rt.metadata).is_suspended() {
+        return ControlFlow::Continue(Outcome::Suspended(observed));
+    }
     let namespace = rt.namespace().unwrap_or_default();
     let name = rt.name_any();
     // Stalled for this spec: the same write would be refused the same way
@@ -179,10 +213,10 @@ async fn write(
         Err(err) => return ControlFlow::Continue(Outcome::Failed(observed, err.to_string())),
     };
     let failed = match apply_all(ctx, rt, &namespace, desired).await {
-        Ok(applied) => {
+        Ok((applied, changed)) => {
             ctx.grace.clear(&namespace, &name);
             ctx.stalls.forget(&namespace, &name);
-            return ControlFlow::Continue(Outcome::Applied(applied));
+            return ControlFlow::Continue(Outcome::Applied(applied, changed));
         }
         Err(failed) => failed,
     };
@@ -271,13 +305,14 @@ async fn check_secrets(ctx: &Context, rt: &TrussiumRuntime, namespace: &str) -> 
 }
 
 /// Applies every owned object, in two stages, and removes the optional ones
-/// that are no longer wanted. Returns the Deployment as stored.
+/// that are no longer wanted. Returns the Deployment as stored, and how many
+/// objects were written.
 async fn apply_all(
     ctx: &Context,
     rt: &TrussiumRuntime,
     namespace: &str,
     desired: DesiredResources,
-) -> Result<Arc<Deployment>, Failed> {
+) -> Result<(Arc<Deployment>, usize), Failed> {
     // Destructured without `..`: a new owned kind that is never applied does
     // not compile.
     let DesiredResources {
@@ -295,6 +330,7 @@ async fn apply_all(
         rt,
         namespace,
         name: rt.name_any(),
+        written: AtomicUsize::new(0),
     };
 
     // Two stages, each object of a stage at once: one round trip per stage
@@ -322,7 +358,7 @@ async fn apply_all(
             true
         ),
     )?;
-    Ok(deployment)
+    Ok((deployment, writer.written.load(Ordering::Relaxed)))
 }
 
 /// Writes the objects of one runtime, each failure naming its object.
@@ -331,6 +367,8 @@ struct Writer<'a> {
     rt: &'a TrussiumRuntime,
     namespace: &'a str,
     name: String,
+    /// Objects written so far (the stages run their writes at once).
+    written: AtomicUsize,
 }
 
 impl Writer<'_> {
@@ -339,9 +377,62 @@ impl Writer<'_> {
     where
         K: Owned + kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
     {
-        ensure(self.api(), cache, &self.ctx.backoff, desired)
+        let ensured = ensure(self.api(), cache, &self.ctx.backoff, desired)
             .await
-            .map_err(Failed::of::<K>(&self.name))
+            .map_err(Failed::of::<K>(&self.name))?;
+        self.count(ensured.wrote);
+        if let Some(reverted) = ensured.reverted {
+            self.announce(reverted).await;
+        }
+        Ok(ensured.object)
+    }
+
+    /// Counts a change someone else made that was put back, and says so in
+    /// a Warning Event on the runtime, once per object and field every
+    /// [`QUIET`]. The Event is not worth failing the reconcile for.
+    async fn announce(&self, reverted: Reverted) {
+        let ctx = self.ctx;
+        ctx.metrics.change_reverted(&reverted.kind);
+        let due = ctx.reverted.due(
+            &reverted.kind,
+            self.namespace,
+            &reverted.name,
+            &reverted.path,
+            Instant::now(),
+        );
+        if !due {
+            return;
+        }
+        let now = k8s_openapi::jiff::Timestamp::now();
+        let window = u64::try_from(now.as_second()).unwrap_or_default() / QUIET.as_secs();
+        let uid = self.rt.uid().unwrap_or_default();
+        let name = revert_event_name(
+            &self.name,
+            &uid,
+            &reverted.kind,
+            &reverted.name,
+            &reverted.path,
+            window,
+        );
+        let transition = Transition {
+            reason: Reason::ChangeReverted,
+            note: truncated(&note(&reverted, &self.name, self.namespace), MAX_NOTE_BYTES),
+        };
+        let regarding = kube::Resource::object_ref(self.rt, &());
+        let e = event(&name, &transition, &regarding, &ctx.reporter, now);
+        match publish(&ctx.client, &e).await {
+            Ok(Published::Created) => ctx.metrics.event_emitted(Reason::ChangeReverted),
+            Ok(_) => {}
+            Err(err) => {
+                tracing::warn!(namespace = self.namespace, name = %self.name, error = %err, "could not publish the ChangeReverted Event");
+            }
+        }
+    }
+
+    fn count(&self, wrote: bool) {
+        if wrote {
+            self.written.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// An optional object: applied when wanted; else, when `remove`, deleted
@@ -358,9 +449,11 @@ impl Writer<'_> {
         match wanted {
             Some(desired) => self.ensure(cache, desired).await.map(drop),
             None if remove_unwanted => {
-                remove(&self.api(), cache, self.namespace, &self.name, self.rt)
+                let removed = remove(&self.api(), cache, self.namespace, &self.name, self.rt)
                     .await
-                    .map_err(Failed::of::<K>(&self.name))
+                    .map_err(Failed::of::<K>(&self.name))?;
+                self.count(removed);
+                Ok(())
             }
             None => Ok(()),
         }

@@ -61,6 +61,8 @@ pub struct Written<'a> {
     pub error: Option<&'a str>,
     /// A refusal that will not (see `failure`).
     pub stall: Option<&'a Stall>,
+    /// How many owned objects were written, when all were applied.
+    pub changed: Option<usize>,
 }
 
 /// What one report decided, from the runtime it was decided from.
@@ -85,6 +87,7 @@ pub async fn report(
         references: written.references,
         reconcile_error: written.error,
         stall: written.stall,
+        changed: written.changed,
         now,
     };
     let plan = |rt: &TrussiumRuntime| plan(ctx, rt, &inputs);
@@ -262,6 +265,7 @@ struct Inputs<'a> {
     references: &'a ReferenceCheck,
     reconcile_error: Option<&'a str>,
     stall: Option<&'a Stall>,
+    changed: Option<usize>,
     now: k8s_openapi::jiff::Timestamp,
 }
 
@@ -298,7 +302,8 @@ fn plan(ctx: &Context, rt: &TrussiumRuntime, inputs: &Inputs) -> Plan {
     let name = rt.name_any();
     let uid = rt.uid().unwrap_or_default();
     Plan {
-        announcement: announce_from(&name, &uid, &basis, projected),
+        announcement: announce_from(&name, &uid, &basis, projected)
+            .map(|a| a.with_resume_changes(inputs.changed)),
         previous: basis.previous().cloned(),
         repair: basis.repair,
     }

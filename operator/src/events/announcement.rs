@@ -42,6 +42,20 @@ pub struct Announcement {
     pub status: TrussiumRuntimeStatus,
 }
 
+impl Announcement {
+    /// Says in the `RuntimeResumed` Event, if there is one, how many objects
+    /// the resuming reconcile changed. Only its note: the name, and so what
+    /// a retry publishes, stays as it was.
+    pub fn with_resume_changes(mut self, changed: Option<usize>) -> Announcement {
+        for (_, t) in &mut self.events {
+            if t.reason == Reason::RuntimeResumed {
+                t.note = crate::events::diff::resumed_note(changed);
+            }
+        }
+        self
+    }
+}
+
 /// The announcement for replacing `stored` by `projected`, or `None` when
 /// nothing changed (no write, no Event).
 pub fn announce(
@@ -101,6 +115,28 @@ pub fn event_name(name: &str, uid: &str, sequence: i64, reason: Reason) -> Strin
     }
     // Names are ASCII (a DNS subdomain), so any byte is a boundary; a name
     // that is short enough has no such prefix and stays whole.
+    let prefix = name.get(..MAX_NAME - SUFFIX).unwrap_or(name);
+    let prefix = prefix.trim_end_matches(['.', '-']);
+    format!("{prefix}.{:016x}", hash.finish())
+}
+
+/// The name of the `ChangeReverted` Event of one object's field in one
+/// [`crate::reverted::QUIET`] window: `<runtime name>.<16 hex digits>` of
+/// the uid, the object, the field and the window. Two replicas, or a
+/// restarted operator, name the same revert the same within a window.
+pub fn revert_event_name(
+    name: &str,
+    uid: &str,
+    kind: &str,
+    object: &str,
+    path: &str,
+    window: u64,
+) -> String {
+    let mut hash = Fnv1a::new();
+    for part in [uid, kind, object, path, &window.to_string()] {
+        hash.write(part.as_bytes());
+        hash.write(&[0]);
+    }
     let prefix = name.get(..MAX_NAME - SUFFIX).unwrap_or(name);
     let prefix = prefix.trim_end_matches(['.', '-']);
     format!("{prefix}.{:016x}", hash.finish())
@@ -261,10 +297,17 @@ mod tests {
             ("RuntimeReady", "x.ae85b09a969782db"),
             ("RuntimeScaledToZero", "x.366beb37c988a5b1"),
             ("RuntimeUpgradeCompleted", "x.39089f22f80cbe6d"),
+            ("SuspendValueIgnored", "x.a1eae28fea49f961"),
+            ("RuntimeSuspended", "x.ecfbb34f8750e10d"),
+            ("RuntimeResumed", "x.e037047cdd57bc01"),
+            ("RuntimeRestartRequested", "x.d0506c6398bd3829"),
+            ("ChangeReverted", "x.3d5f0d61bfd4c323"),
         ];
-        for (reason, (text, name)) in Reason::ALL.into_iter().zip(pinned) {
-            assert_eq!(reason.as_str(), text);
-            assert_eq!(event_name("x", UID, 3, reason), name, "{reason}");
+        assert_eq!(pinned.len(), Reason::ALL.len(), "every reason pinned");
+        for reason in Reason::ALL {
+            let name = event_name("x", UID, 3, reason);
+            let pin = pinned.iter().find(|(text, _)| *text == reason.as_str());
+            assert_eq!(pin.map(|(_, name)| *name), Some(name.as_str()), "{reason}");
         }
     }
 

@@ -9,8 +9,12 @@
 //! | Event (type)                     | When                                                                          | Action             |
 //! |----------------------------------|-------------------------------------------------------------------------------|--------------------|
 //! | `ConfigurationInvalid` (Warning) | ConfigurationValid becomes False, or stays False with another reason/message (¹) | ValidateReferences |
+//! | `SuspendValueIgnored` (Warning)  | Suspended becomes False/SuspendValueIgnored, or stays so with another message  | Reconcile          |
+//! | `RuntimeSuspended`               | Suspended becomes True                                                        | Suspend            |
+//! | `RuntimeResumed`                 | Suspended was True and is no longer (³)                                       | Resume             |
 //! | `ReconciliationFailed` (Warning) | Degraded becomes True/ReconciliationFailed, or is so while Stalled becomes True or another True reason (²) | Reconcile |
 //! | `RuntimeUpgradeStarted`          | Upgrading becomes True/UpgradeInProgress, or stays so for a new desired image | Upgrade            |
+//! | `RuntimeRestartRequested`        | the pod template carries a new restart (`restartedAt`)                        | Restart            |
 //! | `RuntimeProgressing`             | Progressing becomes True                                                      | Rollout            |
 //! | `RuntimeDegraded` (Warning)      | Degraded becomes True/ProgressDeadlineExceeded or True/ReplicaFailure         | Rollout            |
 //! | `RuntimeUpgradeFailed` (Warning) | Upgrading becomes UpgradeFailed                                               | Upgrade            |
@@ -21,6 +25,12 @@
 //!
 //! (¹) not for another message of `ReferenceCheckFailed`: it carries the API
 //! error, whose text may differ on every retry.
+//! One more Event is not a transition of the status, and so not in this
+//! diff: `ChangeReverted` (Warning, Reconcile), when the operator puts back
+//! a field someone else changed on an owned object (see `crate::reverted`).
+//!
+//! (³) its note says how many of the runtime's objects the resuming
+//! reconcile changed back to the spec (see `announcement`).
 //! (²) a retried failure that turns out permanent (Stalled False/Retrying to
 //! True/ApplyRefused), or one stall turning into another (ApplyRefused to
 //! NetworkPolicyConflict), is news: the operator stops retrying, or the
@@ -73,6 +83,9 @@ pub enum Action {
     Rollout,
     Scale,
     Upgrade,
+    Suspend,
+    Resume,
+    Restart,
 }
 
 impl Action {
@@ -84,6 +97,9 @@ impl Action {
             Action::Rollout => "Rollout",
             Action::Scale => "Scale",
             Action::Upgrade => "Upgrade",
+            Action::Suspend => "Suspend",
+            Action::Resume => "Resume",
+            Action::Restart => "Restart",
         }
     }
 }
@@ -97,8 +113,12 @@ impl Action {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reason {
     ConfigurationInvalid,
+    SuspendValueIgnored,
+    RuntimeSuspended,
+    RuntimeResumed,
     ReconciliationFailed,
     RuntimeUpgradeStarted,
+    RuntimeRestartRequested,
     RuntimeProgressing,
     RuntimeDegraded,
     RuntimeUpgradeFailed,
@@ -106,14 +126,20 @@ pub enum Reason {
     RuntimeReady,
     RuntimeScaledToZero,
     RuntimeUpgradeCompleted,
+    /// Not a status transition: see `crate::reverted`.
+    ChangeReverted,
 }
 
 impl Reason {
     /// Every reason, in emission order.
-    pub const ALL: [Reason; 10] = [
+    pub const ALL: [Reason; 15] = [
         Reason::ConfigurationInvalid,
+        Reason::SuspendValueIgnored,
+        Reason::RuntimeSuspended,
+        Reason::RuntimeResumed,
         Reason::ReconciliationFailed,
         Reason::RuntimeUpgradeStarted,
+        Reason::RuntimeRestartRequested,
         Reason::RuntimeProgressing,
         Reason::RuntimeDegraded,
         Reason::RuntimeUpgradeFailed,
@@ -121,6 +147,7 @@ impl Reason {
         Reason::RuntimeReady,
         Reason::RuntimeScaledToZero,
         Reason::RuntimeUpgradeCompleted,
+        Reason::ChangeReverted,
     ];
 
     /// The Event's `reason`, its type and its action.
@@ -130,8 +157,12 @@ impl Reason {
             Reason::ConfigurationInvalid => {
                 ("ConfigurationInvalid", Warning, Action::ValidateReferences)
             }
+            Reason::SuspendValueIgnored => ("SuspendValueIgnored", Warning, Action::Reconcile),
+            Reason::RuntimeSuspended => ("RuntimeSuspended", Normal, Action::Suspend),
+            Reason::RuntimeResumed => ("RuntimeResumed", Normal, Action::Resume),
             Reason::ReconciliationFailed => ("ReconciliationFailed", Warning, Action::Reconcile),
             Reason::RuntimeUpgradeStarted => ("RuntimeUpgradeStarted", Normal, Action::Upgrade),
+            Reason::RuntimeRestartRequested => ("RuntimeRestartRequested", Normal, Action::Restart),
             Reason::RuntimeProgressing => ("RuntimeProgressing", Normal, Action::Rollout),
             Reason::RuntimeDegraded => ("RuntimeDegraded", Warning, Action::Rollout),
             Reason::RuntimeUpgradeFailed => ("RuntimeUpgradeFailed", Warning, Action::Upgrade),
@@ -139,6 +170,7 @@ impl Reason {
             Reason::RuntimeReady => ("RuntimeReady", Normal, Action::Rollout),
             Reason::RuntimeScaledToZero => ("RuntimeScaledToZero", Normal, Action::Scale),
             Reason::RuntimeUpgradeCompleted => ("RuntimeUpgradeCompleted", Normal, Action::Upgrade),
+            Reason::ChangeReverted => ("ChangeReverted", Warning, Action::Reconcile),
         }
     }
 
@@ -186,8 +218,12 @@ pub fn transitions(
     let upgrade = diff.upgrade();
     [
         diff.configuration_invalid(),
+        diff.suspend_value_ignored(),
+        diff.suspended(),
+        diff.resumed(),
         diff.reconciliation_failed(),
         upgrade.started,
+        diff.restart_requested(),
         diff.progressing(),
         diff.degraded(),
         upgrade.failed,
@@ -291,6 +327,24 @@ impl<'a> Diff<'a> {
         (new.is_false() && news).then(|| transition(Reason::ConfigurationInvalid, new.message))
     }
 
+    fn suspend_value_ignored(&self) -> Option<Transition> {
+        let (old, new) = self.pair(condition_type::SUSPENDED);
+        let ignored = |s: State| s.is(ConditionStatus::False, condition::SUSPEND_VALUE_IGNORED);
+        let news = !ignored(old) || old.message != new.message;
+        (ignored(new) && news).then(|| transition(Reason::SuspendValueIgnored, new.message))
+    }
+
+    fn suspended(&self) -> Option<Transition> {
+        let (old, new) = self.pair(condition_type::SUSPENDED);
+        (new.is_true() && !old.is_true()).then(|| transition(Reason::RuntimeSuspended, new.message))
+    }
+
+    fn resumed(&self) -> Option<Transition> {
+        let (old, new) = self.pair(condition_type::SUSPENDED);
+        (old.is_true() && !new.is_true())
+            .then(|| transition(Reason::RuntimeResumed, &resumed_note(None)))
+    }
+
     fn reconciliation_failed(&self) -> Option<Transition> {
         let (old, new) = self.pair(condition_type::DEGRADED);
         let failed = |s: State| s.is(ConditionStatus::True, condition::RECONCILIATION_FAILED);
@@ -307,6 +361,16 @@ impl<'a> Diff<'a> {
                 new.message
             };
             transition(Reason::ReconciliationFailed, note)
+        })
+    }
+
+    /// A restart the stored status did not carry yet (a first rollout with
+    /// one already asked for included: it is news all the same).
+    fn restart_requested(&self) -> Option<Transition> {
+        let at = self.new.restarted_at.as_deref()?;
+        (self.old.restarted_at.as_deref() != Some(at)).then(|| {
+            let note = format!("Restart requested at {at}: the pods roll to a new pod template.");
+            transition(Reason::RuntimeRestartRequested, &note)
         })
     }
 
@@ -433,6 +497,18 @@ impl Images<'_> {
             self.previous
         );
         transition(Reason::RuntimeUpgradeFailed, &note)
+    }
+}
+
+/// The note of `RuntimeResumed`: with how many of the runtime's objects the
+/// resuming reconcile changed back to the spec, once that is known.
+pub fn resumed_note(changed: Option<usize>) -> String {
+    let base = "Resumed: the operator manages the runtime's objects again";
+    match changed {
+        None => format!("{base}."),
+        Some(0) => format!("{base}; none of them had to change."),
+        Some(1) => format!("{base}; it changed 1 object back to the spec."),
+        Some(n) => format!("{base}; it changed {n} objects back to the spec."),
     }
 }
 

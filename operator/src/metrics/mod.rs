@@ -66,6 +66,11 @@ pub(crate) struct RequestLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct KindLabels {
+    kind: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct VersionLabels {
     version: String,
 }
@@ -118,6 +123,7 @@ struct Inner {
     leader: Family<NameLabels, Gauge>,
     events: Family<ReasonLabels, Counter>,
     api_requests: Family<RequestLabels, Counter>,
+    reverted_changes: Family<KindLabels, Counter>,
 }
 
 /// The operator's metrics; cheap to clone.
@@ -184,6 +190,12 @@ impl Metrics {
             "Requests sent to the Kubernetes API server, by resource kind, verb and HTTP status code of the answer (<error>: none)",
             api_requests.clone(),
         );
+        let reverted_changes = Family::<KindLabels, Counter>::default();
+        registry.register(
+            "trussium_reverted_changes",
+            "Changes someone else made to an owned object that the operator put back, by the object's kind",
+            reverted_changes.clone(),
+        );
         let build_info = Family::<VersionLabels, Gauge>::default();
         registry.register(
             "trussium_operator_build_info",
@@ -205,6 +217,7 @@ impl Metrics {
                 leader,
                 events,
                 api_requests,
+                reverted_changes,
             }),
         }
     }
@@ -282,6 +295,14 @@ impl Metrics {
             .set(i64::from(leading));
     }
 
+    /// Counts a change someone else made that the operator put back.
+    pub fn change_reverted(&self, kind: &str) {
+        self.inner
+            .reverted_changes
+            .get_or_create(&KindLabels { kind: kind.into() })
+            .inc();
+    }
+
     pub fn event_emitted(&self, reason: Reason) {
         self.inner
             .events
@@ -355,6 +376,7 @@ mod tests {
         metrics.reconciled(Duration::from_millis(20), ReconcileResult::Error);
         metrics.set_leader(true);
         metrics.event_emitted(Reason::RuntimeReady);
+        metrics.change_reverted("Deployment");
         metrics.api_request("deployments".into(), "patch".into(), "200".into());
         {
             let _busy = metrics.worker();
@@ -374,6 +396,7 @@ mod tests {
             "controller_runtime_active_workers{controller=\"trussiumruntime\"} 0\n",
             "leader_election_master_status{name=\"trussium-operator\"} 1\n",
             "trussium_events_total{reason=\"RuntimeReady\"} 1\n",
+            "trussium_reverted_changes_total{kind=\"Deployment\"} 1\n",
             "trussium_api_requests_total{kind=\"deployments\",verb=\"patch\",code=\"200\"} 1\n",
         ] {
             assert!(text.contains(line), "missing {line:?} in:\n{text}");

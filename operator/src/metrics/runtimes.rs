@@ -5,7 +5,11 @@
 //! - `trussium_runtime_status_condition{namespace,runtime,condition,status,reason}`:
 //!   one series per runtime and condition type (seven per runtime), valued 1,
 //!   whose `status` and `reason` labels are the condition's own (`Unknown`
-//!   and no reason while it is not reported yet). Alerts select on them.
+//!   and no reason while it is not reported yet). Alerts select on them;
+//! - `trussium_runtimes_suspended`: how many runtimes are suspended;
+//! - `trussium_runtime_suspended_since_seconds{namespace,runtime}`: for each
+//!   suspended runtime only, when it was suspended (its `Suspended`
+//!   condition's transition), so an alert can tell a forgotten suspend.
 //!
 //! Every replica exports them from its own cache, the standby too (its
 //! watches run), so alerts aggregate over replicas (`max by (namespace,
@@ -19,6 +23,7 @@ use kube::runtime::reflector::Store;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::gauge::ConstGauge;
+use trussium_api::suspension::suspension;
 use trussium_api::{ConditionStatus, TrussiumRuntime, condition_type};
 
 pub(super) struct RuntimeHealth {
@@ -95,6 +100,46 @@ pub(super) fn condition_series(runtime: &TrussiumRuntime) -> Vec<ConditionSeries
         .collect()
 }
 
+/// A suspended runtime: its namespace, name and when it was suspended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct SuspendedSince {
+    pub namespace: String,
+    pub runtime: String,
+    /// Seconds since the epoch: the `Suspended` condition's transition once
+    /// the operator reported it, else the runtime's creation (it has been
+    /// suspended at least since the annotation was seen, and the operator
+    /// says so within a reconcile).
+    pub since: i64,
+}
+
+/// The runtimes the annotation suspends, with since when.
+pub(super) fn suspended<'a>(
+    runtimes: impl IntoIterator<Item = &'a TrussiumRuntime>,
+) -> Vec<SuspendedSince> {
+    runtimes
+        .into_iter()
+        .filter(|rt| suspension(&rt.metadata).is_suspended())
+        .map(|rt| {
+            let reported = rt
+                .status
+                .as_ref()
+                .and_then(|s| s.condition(condition_type::SUSPENDED))
+                .filter(|c| ConditionStatus::parse(&c.status) == ConditionStatus::True)
+                .map(|c| c.last_transition_time.0.as_second());
+            let created = rt
+                .metadata
+                .creation_timestamp
+                .as_ref()
+                .map(|t| t.0.as_second());
+            SuspendedSince {
+                namespace: rt.namespace().unwrap_or_default(),
+                runtime: rt.name_any(),
+                since: reported.or(created).unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
 /// Counts per Ready status; True, False and Unknown always appear.
 pub(super) fn count_by_ready<'a>(
     runtimes: impl IntoIterator<Item = &'a TrussiumRuntime>,
@@ -137,6 +182,28 @@ impl Collector for RuntimeHealth {
             for series in condition_series(runtime) {
                 ConstGauge::new(1i64).encode(metric.encode_family(&series.labels())?)?;
             }
+        }
+
+        let suspended = suspended(state.iter().map(|rt| rt.as_ref()));
+        let metric = encoder.encode_descriptor(
+            "trussium_runtimes_suspended",
+            "TrussiumRuntimes suspended (annotation runtime.trussium.io/suspended: \"true\"): the operator changes none of their objects",
+            None,
+            gauge.metric_type(),
+        )?;
+        ConstGauge::new(i64::try_from(suspended.len()).unwrap_or(i64::MAX)).encode(metric)?;
+        let mut metric = encoder.encode_descriptor(
+            "trussium_runtime_suspended_since_seconds",
+            "When each suspended TrussiumRuntime was suspended, in seconds since the epoch (one series per suspended runtime)",
+            None,
+            gauge.metric_type(),
+        )?;
+        for s in &suspended {
+            let labels = [
+                ("namespace", s.namespace.as_str()),
+                ("runtime", s.runtime.as_str()),
+            ];
+            ConstGauge::new(s.since).encode(metric.encode_family(&labels)?)?;
         }
         Ok(())
     }
@@ -238,6 +305,40 @@ mod tests {
                 .iter()
                 .all(|s| s.status == "Unknown" && s.reason.is_empty())
         );
+    }
+
+    fn annotated(mut rt: TrussiumRuntime, value: &str) -> TrussiumRuntime {
+        rt.metadata.annotations = Some(
+            [(
+                "runtime.trussium.io/suspended".to_string(),
+                value.to_string(),
+            )]
+            .into(),
+        );
+        rt
+    }
+
+    #[test]
+    fn suspended_runtimes_are_counted_with_since_when() {
+        let reported = annotated(runtime(&[("Suspended", "True", "Suspended")]), "true");
+        let not_yet = annotated(runtime(&[]), "true");
+        let ignored = annotated(
+            runtime(&[("Suspended", "False", "SuspendValueIgnored")]),
+            "yes",
+        );
+        let active = ready("True");
+        let found = suspended([&reported, &not_yet, &ignored, &active]);
+        assert_eq!(found.len(), 2, "{found:?}");
+        // 2026-01-01T00:00:00Z, the condition's transition.
+        assert_eq!(found[0].since, 1_767_225_600);
+        assert_eq!(
+            (found[0].namespace.as_str(), found[0].runtime.as_str()),
+            ("n", "r")
+        );
+        // Not reported yet, no creation time either: 0, which an alert on
+        // the age fires for at once rather than never.
+        assert_eq!(found[1].since, 0);
+        assert!(suspended([&active, &ignored]).is_empty());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The runtime pod template of the Deployment.
 
 use std::collections::{BTreeMap, BTreeSet};
+use trussium_api::restart::{RESTARTED_AT, restarted_at};
 
 use k8s_openapi::api::core::v1::{
     Affinity, Capabilities, ConfigMapEnvSource, Container, ContainerPort, EmptyDirVolumeSource,
@@ -86,7 +87,8 @@ fn pod_labels(rt: &TrussiumRuntime, name: &str) -> BTreeMap<String, String> {
     pod_labels
 }
 
-/// User annotations, then the config hash on top.
+/// User annotations, then ours on top: the config hash, and the restart the
+/// runtime asks for (see `trussium_api::restart`).
 fn pod_annotations(
     rt: &TrussiumRuntime,
     ctx: &BuildContext,
@@ -98,6 +100,9 @@ fn pod_annotations(
         .and_then(|m| m.annotations.clone())
         .unwrap_or_default();
     annotations.insert(CONFIG_HASH_ANNOTATION.to_string(), config_hash(rt, ctx)?);
+    if let Some(at) = restarted_at(&rt.metadata) {
+        annotations.insert(RESTARTED_AT.to_string(), at.to_string());
+    }
     Ok(annotations)
 }
 
@@ -251,6 +256,29 @@ mod tests {
             "app.kubernetes.io/name": "trussium",
             "app.kubernetes.io/instance": "private-ai",
         }})
+    }
+
+    #[test]
+    fn a_requested_restart_goes_into_the_template_and_nothing_else_does() -> Result {
+        let mut rt = fixture("minimal")?;
+        let before = template(&rt, &context())?;
+        let annotations = rt.metadata.annotations.get_or_insert_default();
+        annotations.insert(RESTARTED_AT.into(), "2026-12-04T10:00:00Z".into());
+        // The runtime's other annotations stay off the pods.
+        annotations.insert("team".into(), "a".into());
+        let after = template(&rt, &context())?;
+        assert_eq!(
+            after["metadata"]["annotations"][RESTARTED_AT],
+            "2026-12-04T10:00:00Z"
+        );
+        assert_eq!(
+            after["metadata"]["annotations"]
+                .as_object()
+                .map(|a| a.len()),
+            Some(2)
+        );
+        assert_eq!(after["spec"], before["spec"], "only the annotation changes");
+        Ok(())
     }
 
     #[test]

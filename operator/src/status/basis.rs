@@ -110,7 +110,7 @@ pub fn sanitized(
     let mut clean = stored.clone();
     let mut seen = Vec::new();
     clean.conditions.retain(|c| {
-        let keep = condition_type::ALL.contains(&c.type_.as_str()) && !seen.contains(&c.type_);
+        let keep = condition_type::WRITTEN.contains(&c.type_.as_str()) && !seen.contains(&c.type_);
         seen.push(c.type_.clone());
         keep
     });
@@ -167,6 +167,7 @@ fn every_field() -> Value {
         last_successful_image: Some(String::new()),
         endpoint: Some(String::new()),
         observed_template_hash: Some(String::new()),
+        restarted_at: Some(String::new()),
         conditions: Vec::new(),
         report_sequence: Some(0),
     };

@@ -48,6 +48,12 @@
 //!   (`UpgradeInProgress`), which then cannot complete or fail until the
 //!   configuration is valid again (see [`upgrade`]).
 //! - Timestamps are whole seconds, as `metav1.Time` stores them.
+//! - A suspended runtime (see [`suspended`]) reports the Deployment as it is:
+//!   `Ready` and `Available` say whether it serves, `Progressing` is
+//!   `False/Suspended` (nothing the operator does moves it), and an upgrade
+//!   asked for meanwhile stays where it is, like one blocked by an invalid
+//!   configuration, until the runtime is resumed. `observedGeneration` moves
+//!   as ever: the operator read the spec, and says it does not apply it.
 
 pub mod basis;
 pub mod conditions;
@@ -56,6 +62,7 @@ pub mod health;
 pub mod observed;
 pub mod rollout;
 pub mod stalled;
+pub mod suspended;
 pub mod upgrade;
 
 #[cfg(test)]
@@ -104,6 +111,7 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
     let current_image = observed.as_ref().and_then(|d| d.image.clone());
     let rollout = Rollout::of(observed.as_ref(), desired_replicas, recorded(previous));
 
+    let suspension = trussium_api::suspension::suspension(&rt.metadata);
     let configuration = configuration::verdict(input.references, namespace.unwrap_or_default());
     let reconcile_error = input
         .stall
@@ -122,7 +130,7 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
             desired: desired_replicas,
         },
     );
-    let progress = if configuration.status {
+    let progress = if configuration.status && !suspension.is_suspended() {
         Progress::Observed {
             current: current_image.as_deref(),
             rollout: &rollout,
@@ -140,16 +148,31 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
         observed.as_ref().map_or("", |d| d.name.as_str()),
     );
 
+    let progressing = if suspension.is_suspended() {
+        suspended::progressing()
+    } else {
+        health.progressing
+    };
     let verdicts: [(&str, Verdict); 7] = [
         (condition_type::CONFIGURATION_VALID, configuration.clone()),
-        (condition_type::PROGRESSING, health.progressing),
+        (condition_type::PROGRESSING, progressing),
         (condition_type::AVAILABLE, health.available),
         (condition_type::READY, health.ready),
         (condition_type::DEGRADED, health.degraded),
         (condition_type::UPGRADING, upgrade.verdict),
         (condition_type::STALLED, stalled),
     ];
-    let conditions = all_conditions(&previous.conditions, verdicts, generation, input.now);
+    let mut conditions = all_conditions(&previous.conditions, verdicts, generation, input.now);
+    if let Some(verdict) = suspended::verdict(&suspension, rt.metadata.name.as_deref()) {
+        let now = conditions::timestamp(input.now);
+        conditions.push(conditions::build(
+            &previous.conditions,
+            condition_type::SUSPENDED,
+            verdict,
+            generation,
+            &now,
+        ));
+    }
 
     TrussiumRuntimeStatus {
         observed_generation: generation,
@@ -161,6 +184,7 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
         last_successful_image: upgrade.last_successful_image,
         endpoint: namespace.map(|ns| endpoint(rt, ns, &input.config.cluster_domain)),
         observed_template_hash: observed_template_hash(previous, observed.as_ref()),
+        restarted_at: observed.as_ref().and_then(|d| d.restarted_at.clone()),
         conditions,
         // Kept as stored: only a status write moves it (see `announcement`).
         report_sequence: previous.report_sequence,
@@ -248,6 +272,7 @@ pub fn semantically_equal(a: &TrussiumRuntimeStatus, b: &TrussiumRuntimeStatus) 
         last_successful_image,
         endpoint,
         observed_template_hash,
+        restarted_at,
         conditions,
         // Bookkeeping of the writes themselves, not something observed.
         report_sequence: _,
@@ -261,6 +286,7 @@ pub fn semantically_equal(a: &TrussiumRuntimeStatus, b: &TrussiumRuntimeStatus) 
         && *last_successful_image == b.last_successful_image
         && *endpoint == b.endpoint
         && *observed_template_hash == b.observed_template_hash
+        && *restarted_at == b.restarted_at
         && same_conditions(conditions, &b.conditions)
 }
 
@@ -285,11 +311,13 @@ pub fn only_progress_differs(a: &TrussiumRuntimeStatus, b: &TrussiumRuntimeStatu
         current_image,
         last_successful_image,
         endpoint,
+        restarted_at,
         conditions,
         report_sequence: _,
     } = a;
     *observed_generation == b.observed_generation
         && *desired_replicas == b.desired_replicas
+        && *restarted_at == b.restarted_at
         && *desired_image == b.desired_image
         && *current_image == b.current_image
         && *last_successful_image == b.last_successful_image

@@ -42,6 +42,8 @@ pub struct ObservedDeployment {
     pub image: Option<String>,
     /// Fingerprint of `spec.template` (see [`template_hash`]).
     pub template_hash: Option<String>,
+    /// The restart the pod template carries (`trussium_api::restart`).
+    pub restarted_at: Option<String>,
 }
 
 /// A Deployment condition, reduced to what we report.
@@ -103,6 +105,10 @@ impl From<&Deployment> for ObservedDeployment {
                 .filter(|c| c.status == ConditionStatus::True),
             image,
             template_hash: spec.and_then(|s| template_hash(&s.template)),
+            restarted_at: spec
+                .and_then(|s| s.template.metadata.as_ref())
+                .and_then(|m| trussium_api::restart::restarted_at(m))
+                .map(str::to_string),
         }
     }
 }

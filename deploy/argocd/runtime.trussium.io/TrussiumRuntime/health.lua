@@ -3,6 +3,7 @@
 -- Reads the runtime the way kstatus (Flux, kpt) does, so that every GitOps
 -- tool agrees:
 --   * status older than the spec (observedGeneration < generation): Progressing
+--   * Suspended=True (the operator changes nothing until resumed):  Suspended
 --   * Stalled=True (failed rollout, missing Secret, refused apply):  Degraded
 --   * Ready=True (desired spec fully rolled out and serving):       Healthy
 --   * anything else (rolling out, scaling, retrying):               Progressing
@@ -38,6 +39,16 @@ local conditions = obj.status.conditions
 if conditions == nil then
   conditions = {}
 end
+-- Suspended first: nothing the operator does moves a suspended runtime, so
+-- neither Progressing nor Degraded would tell what to do about it. kstatus
+-- has no such status: it reads Ready (Current while the pods serve).
+local suspended = condition(conditions, "Suspended")
+if suspended ~= nil and suspended.status == "True" then
+  hs.status = "Suspended"
+  hs.message = suspended.message
+  return hs
+end
+
 local stalled = condition(conditions, "Stalled")
 if stalled ~= nil and stalled.status == "True" then
   hs.status = "Degraded"

@@ -6,6 +6,7 @@ use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::jiff::Timestamp;
 use kube::{Resource, ResourceExt};
 use trussium_api::image::version_of;
+use trussium_api::suspension::suspension;
 use trussium_api::validation::syntax::without_user_info;
 use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus};
 
@@ -89,13 +90,16 @@ fn render_table(
     for rt in runtimes {
         let ready = rt.status.as_ref().and_then(|s| s.ready_replicas);
         let desired = desired_replicas(rt);
+        let count = ready.map_or("-".to_string(), |r| r.to_string());
+        // Suspended: the count as it is, and that nothing will move it.
+        let suspended = suspension(&rt.metadata).is_suspended();
         let ready_text = match ready {
             _ if terminating(rt) => TERMINATING.to_string(),
-            Some(r) => r.to_string(),
-            None => "-".to_string(),
+            _ if suspended => format!("{count} SUSPENDED"),
+            _ => count,
         };
         let ready_health = match (ready, desired) {
-            _ if terminating(rt) => Health::Warn,
+            _ if terminating(rt) || suspended => Health::Warn,
             (Some(r), Some(d)) if r >= d => Health::Good,
             _ => Health::Warn,
         };
@@ -724,6 +728,33 @@ digest-pinned   -       3         openai     gpt-5      sha256:abcdef012345   13
         assert!(text.lines().all(|l| l.chars().count() < 700), "{text}");
         let list = render_list(&[Fetched::from_runtime(rt)], false, now(), Palette::PLAIN);
         assert_eq!(list.lines().count(), 2, "{list}");
+    }
+
+    #[test]
+    fn a_suspended_runtime_says_so_in_the_list() {
+        let mut rt = runtime(UPGRADING);
+        rt.metadata.annotations = Some(
+            [(
+                "runtime.trussium.io/suspended".to_string(),
+                "true".to_string(),
+            )]
+            .into(),
+        );
+        let text = render_list(
+            &[Fetched::from_runtime(rt.clone())],
+            false,
+            now(),
+            Palette::PLAIN,
+        );
+        assert!(
+            text.lines()
+                .nth(1)
+                .is_some_and(|l| l.starts_with("private-ai   2 SUSPENDED ")),
+            "{text}"
+        );
+        rt.status = None;
+        let text = render_list(&[Fetched::from_runtime(rt)], false, now(), Palette::PLAIN);
+        assert!(text.contains("private-ai   - SUSPENDED "), "{text}");
     }
 
     #[test]

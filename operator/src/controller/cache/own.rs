@@ -18,9 +18,34 @@ use crate::status::basis::same_as_written;
 #[derive(Default)]
 pub struct Own {
     statuses: Mutex<HashMap<Key, Remembered>>,
-    /// The generation the runtime watch last saw of each runtime (uid,
-    /// generation): a new one reconciles.
-    generations: Mutex<HashMap<Key, (String, Option<i64>)>>,
+    /// What the runtime watch last saw of each runtime's spec: a new one
+    /// reconciles.
+    generations: Mutex<HashMap<Key, Seen>>,
+}
+
+/// What a reconcile reads of a runtime besides its status: its uid, its
+/// generation (the spec) and the annotations that steer the operator
+/// (suspend, its reason, restart), which change no generation.
+type Seen = (String, Option<i64>, Vec<(&'static str, Option<String>)>);
+
+/// The annotations that steer the operator.
+const STEERING: [&str; 3] = [
+    trussium_api::suspension::SUSPENDED,
+    trussium_api::suspension::SUSPEND_REASON,
+    trussium_api::restart::RESTARTED_AT,
+];
+
+fn seen(rt: &TrussiumRuntime) -> Seen {
+    let annotations = rt.metadata.annotations.as_ref();
+    let steering = STEERING
+        .iter()
+        .map(|key| (*key, annotations.and_then(|a| a.get(*key)).cloned()))
+        .collect();
+    (
+        rt.metadata.uid.clone().unwrap_or_default(),
+        rt.metadata.generation,
+        steering,
+    )
 }
 
 /// Namespace and name.
@@ -63,21 +88,21 @@ impl Own {
         }
         drop(statuses);
         let mut generations = lock(&self.generations);
-        if generations.get(&key).map(|(uid, _)| uid.as_str()) == rt.metadata.uid.as_deref() {
+        if generations.get(&key).map(|(uid, ..)| uid.as_str()) == rt.metadata.uid.as_deref() {
             generations.remove(&key);
         }
     }
 
     /// Whether a change of `rt` the runtime watch delivers calls for a
     /// reconcile: a generation it has not seen (a new spec, a new runtime),
-    /// or a status that is not the own one. Not a status that is: our own
+    /// a steering annotation changed (suspend, restart), or a status that
+    /// is not the own one. Not a status that is: our own
     /// writes must not loop. (When our write's answer comes after its watch
     /// event, that one event reconciles, and finds nothing to do.)
     pub fn trigger(&self, rt: &TrussiumRuntime) -> bool {
-        let uid = rt.metadata.uid.clone().unwrap_or_default();
-        let seen = (uid, rt.metadata.generation);
-        let new_generation = lock(&self.generations).insert(key(rt), seen.clone()) != Some(seen);
-        new_generation || !self.agrees(rt)
+        let seen = seen(rt);
+        let new_spec = lock(&self.generations).insert(key(rt), seen.clone()) != Some(seen);
+        new_spec || !self.agrees(rt)
     }
 
     /// Whether the stored status of `rt` is its own one (no status and no
@@ -164,5 +189,38 @@ mod tests {
         own.remember(&rt, ours);
         own.forget("ns", "x");
         assert_eq!(own.of(&rt), None);
+    }
+
+    #[test]
+    fn a_steering_annotation_triggers_and_any_other_does_not() {
+        let own = Own::default();
+        let ours = status(3, "r:a");
+        let mut rt = runtime("u", 1, Some(ours.clone()));
+        assert!(own.trigger(&rt));
+        own.remember(&rt, ours);
+        let mut annotate = |key: &str, value: Option<&str>| {
+            let annotations = rt.metadata.annotations.get_or_insert_default();
+            match value {
+                Some(v) => annotations.insert(key.to_string(), v.to_string()),
+                None => annotations.remove(key),
+            };
+            own.trigger(&rt)
+        };
+        assert!(!annotate("team", Some("a")), "someone else's annotation");
+        assert!(annotate("runtime.trussium.io/suspended", Some("true")));
+        assert!(
+            !annotate("runtime.trussium.io/suspended", Some("true")),
+            "seen"
+        );
+        assert!(annotate(
+            "runtime.trussium.io/suspend-reason",
+            Some("INC-1")
+        ));
+        assert!(annotate("runtime.trussium.io/suspended", None), "resumed");
+        assert!(annotate(
+            "runtime.trussium.io/restartedAt",
+            Some("2026-12-04T10:00:00Z")
+        ));
+        assert!(!annotate("team", Some("b")));
     }
 }

@@ -26,6 +26,7 @@ fn forged(own: &TrussiumRuntimeStatus) -> TrussiumRuntimeStatus {
     s.last_successful_image = Some("evil.io/backdoor:latest".into());
     s.desired_image = Some("evil.io/backdoor:latest".into());
     s.report_sequence = Some(i64::MAX);
+    s.restarted_at = Some("forged".into());
     s.conditions.push(Condition {
         type_: "Frobnicated".into(),
         status: "True".into(),
@@ -250,7 +251,7 @@ fn a_write_replaces_every_field_whoever_set_it() {
     assert_eq!(stored, serde_json::to_value(&ours).unwrap());
     // Every field the type has is named.
     let body = replacement(&TrussiumRuntimeStatus::default());
-    assert_eq!(body.as_object().unwrap().len(), 11);
+    assert_eq!(body.as_object().unwrap().len(), 12);
     assert!(body.as_object().unwrap().values().all(Value::is_null));
 }
 

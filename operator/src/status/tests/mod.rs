@@ -12,7 +12,9 @@ mod bookkeeping;
 mod configuration;
 mod forged;
 mod invalid_spec;
+mod restart;
 mod rollout;
+mod suspended;
 mod upgrade;
 
 use std::collections::BTreeMap;
@@ -74,6 +76,8 @@ pub struct FakeDeployment {
     pub replica_failure: Option<&'static str>,
     /// A pod template annotation (as `kubectl rollout restart` sets one).
     pub restarted_at: Option<String>,
+    /// The restart the operator put into the pod template.
+    pub restart: Option<String>,
 }
 
 impl FakeDeployment {
@@ -101,13 +105,24 @@ impl FakeDeployment {
                 "message": message}),
             );
         }
+        let annotations: BTreeMap<&str, &String> = [
+            (
+                "kubectl.kubernetes.io/restartedAt",
+                self.restarted_at.as_ref(),
+            ),
+            ("runtime.trussium.io/restartedAt", self.restart.as_ref()),
+        ]
+        .into_iter()
+        .filter_map(|(key, value)| Some((key, value?)))
+        .collect();
+        let annotations = (!annotations.is_empty()).then_some(annotations);
         serde_json::from_value(json!({
             "metadata": {"name": "private-ai", "namespace": "trussium", "generation": self.generation},
             "spec": {
                 "replicas": self.spec_replicas,
                 "selector": {"matchLabels": {"app.kubernetes.io/instance": "private-ai"}},
                 "template": {
-                    "metadata": {"annotations": self.restarted_at.as_ref().map(|at| json!({"kubectl.kubernetes.io/restartedAt": at}))},
+                    "metadata": {"annotations": annotations},
                     "spec": {"containers": [{"name": "runtime", "image": self.image}]}
                 }
             },
@@ -184,6 +199,28 @@ impl World {
         self.bump();
     }
 
+    /// Sets the suspend annotation to `value`, or removes it; with a reason.
+    pub fn annotate_suspended(&mut self, value: Option<&str>, reason: Option<&str>) {
+        let annotations = self.rt.metadata.annotations.get_or_insert_default();
+        for (key, value) in [
+            (trussium_api::suspension::SUSPENDED, value),
+            (trussium_api::suspension::SUSPEND_REASON, reason),
+        ] {
+            match value {
+                Some(v) => annotations.insert(key.to_string(), v.to_string()),
+                None => annotations.remove(key),
+            };
+        }
+    }
+
+    /// Asks for a restart, as `kubectl trussium restart` does.
+    pub fn request_restart(&mut self, at: &str) {
+        self.rt.metadata.annotations.get_or_insert_default().insert(
+            trussium_api::restart::RESTARTED_AT.to_string(),
+            at.to_string(),
+        );
+    }
+
     pub fn scale(&mut self, replicas: i32) {
         self.rt.spec.replicas = replicas;
         self.bump();
@@ -196,6 +233,7 @@ impl World {
         let image = self.rt.spec.image.reference();
         let autoscaling = self.rt.spec.autoscaling.as_ref().is_some_and(|a| a.enabled);
         let ours = self.rt.spec.replicas;
+        let restart = trussium_api::restart::restarted_at(&self.rt.metadata).map(str::to_string);
         match &mut self.deployment {
             None => {
                 self.deployment = Some(FakeDeployment {
@@ -209,14 +247,16 @@ impl World {
                     progressing_at: 0,
                     replica_failure: None,
                     restarted_at: None,
+                    restart: restart.clone(),
                 })
             }
             Some(d) => {
                 let replicas = if autoscaling { d.spec_replicas } else { ours };
-                if d.image != image || d.spec_replicas != replicas {
+                if d.image != image || d.spec_replicas != replicas || d.restart != restart {
                     d.generation += 1;
                     d.image = image;
                     d.spec_replicas = replicas;
+                    d.restart = restart;
                 }
             }
         }
@@ -386,10 +426,17 @@ pub fn missing(names: &[&str]) -> ReferenceCheck {
 
 fn check_invariants(status: &TrussiumRuntimeStatus, generation: i64) {
     let types: Vec<&str> = status.conditions.iter().map(|c| c.type_.as_str()).collect();
+    // Suspended only while the annotation is there, after the seven.
+    let always = types.get(..condition_type::ALL.len());
     assert_eq!(
-        types,
-        condition_type::ALL,
+        always,
+        Some(&condition_type::ALL[..]),
         "seven conditions in contract order"
+    );
+    assert!(
+        types[condition_type::ALL.len()..].is_empty()
+            || types[condition_type::ALL.len()..] == [condition_type::SUSPENDED],
+        "{types:?}"
     );
     assert_eq!(status.observed_generation, Some(generation));
     for c in &status.conditions {
@@ -447,7 +494,9 @@ pub fn assert_conditions(status: &TrussiumRuntimeStatus, expected: [&str; 6]) {
     let actual: Vec<String> = status
         .conditions
         .iter()
-        .filter(|c| c.type_ != condition_type::STALLED)
+        .filter(|c| {
+            ![condition_type::STALLED, condition_type::SUSPENDED].contains(&c.type_.as_str())
+        })
         .map(|c| format!("{}/{}", c.status, c.reason))
         .collect();
     let named = |v: Vec<String>| -> Vec<String> {

@@ -1,7 +1,8 @@
 //! Reads from the watch caches. The audit log records every request of the
 //! operator (reads too), and its log every reconcile: a reconcile that
 //! changes nothing and a resync send no request at all, and drift is still
-//! reverted, decided from the cache (one apply, no read).
+//! reverted, decided from the cache (one read, to name who changed it, one
+//! apply, and one Event that says so).
 
 use std::time::Duration;
 
@@ -137,12 +138,27 @@ async fn drift_is_reverted_from_the_cache_without_a_read() -> TestResult {
                 format!("{} {} {}", e.verb, e.resource(), name.unwrap_or_default())
             })
             .collect();
-        // The drift was seen in the cache: one apply of the ConfigMap, no
-        // read. (The ConfigMap feeds no pod template hash: nothing rolls.)
+        // The drift was seen in the cache: one read of the ConfigMap for
+        // its managedFields (who changed it), one apply, one Event. (The
+        // ConfigMap feeds no pod template hash: nothing rolls.)
         assert_eq!(
-            requests,
-            [format!("patch configmaps {name}")],
-            "requests to revert the drift"
+            requests.len(),
+            3,
+            "requests to revert the drift: {requests:?}"
+        );
+        assert_eq!(
+            requests[0],
+            format!("get configmaps {name}"),
+            "{requests:?}"
+        );
+        assert_eq!(
+            requests[1],
+            format!("patch configmaps {name}"),
+            "{requests:?}"
+        );
+        assert!(
+            requests[2].starts_with(&format!("create events {name}.")),
+            "{requests:?}"
         );
         Ok(())
     })

@@ -434,7 +434,14 @@ async fn a_second_writer_does_not_make_the_operator_loop() -> TestResult {
             tokio::time::sleep(EVERY).await;
         }
         let fought = started.elapsed().as_secs_f64();
-        let writes = h.operator_writes_since(&mark).await?;
+        let all_writes = h.operator_writes_since(&mark).await?;
+        // One Warning says who keeps changing it: the same field, so once.
+        let (events, writes): (Vec<_>, Vec<_>) =
+            all_writes.into_iter().partition(|e| e.resource() == "events");
+        ensure(
+            events.len() == 1,
+            format!("ChangeReverted Events: {}", describe_requests(&events)),
+        )?;
         let deployment_writes = writes
             .iter()
             .filter(|e| e.resource() == "deployments")
@@ -460,7 +467,14 @@ async fn a_second_writer_does_not_make_the_operator_loop() -> TestResult {
             writes.iter().all(|e| e.resource() == "deployments"),
             format!("the fight made the operator write other things: {}", describe_requests(&writes)),
         )?;
-        h.events_stay(&rt, &first).await?;
+        let reverted = [first[0], first[1], (W, "ChangeReverted")];
+        let seen = h.expect_events(&rt, &reverted).await?;
+        let note = &seen[2].note;
+        ensure(
+            note.contains("Deployment x: /metadata/labels/app.kubernetes.io/component was changed by"),
+            format!("ChangeReverted note: {note}"),
+        )?;
+        h.events_stay(&rt, &reverted).await?;
         // Once the fight ends, the operator's value is back when the backoff
         // is due (at 31 s), holds, and the operator goes quiet.
         h.wait_object::<Deployment>("the operator's label back", "x", CONVERGE, |d| {

@@ -15,3 +15,4 @@ mod krew;
 mod kubectl_flags;
 mod logs;
 mod release;
+mod restart;

@@ -8,4 +8,5 @@ mod degraded;
 mod events;
 mod gitops;
 mod lifecycle;
+mod suspended;
 mod upgrade;
