@@ -78,12 +78,24 @@ pub fn assess_restart(rt: &TrussiumRuntime, at: &str) -> Progress {
     let Some(status) = &rt.status else {
         return Progress::Waiting("waiting for the operator to report status".to_string());
     };
+    let condition = |type_: &str| status.condition(type_).filter(|c| c.status == "True");
     if status.restarted_at.as_deref() != Some(at) {
+        // Stalled on something that keeps the operator from applying
+        // anything (a missing Secret, an invalid spec, a refused object):
+        // the restart cannot reach the pods until that is fixed. A failed
+        // rollout does not keep it from applying: the restart may mend it.
+        if let Some(stalled) = condition(condition_type::STALLED)
+            .filter(|c| c.reason != reason::PROGRESS_DEADLINE_EXCEEDED)
+        {
+            return Progress::Failed(format!(
+                "the operator cannot apply the restart: {}",
+                stalled.message
+            ));
+        }
         return Progress::Waiting(
             "waiting for the operator to put the restart into the pod template".to_string(),
         );
     }
-    let condition = |type_: &str| status.condition(type_).filter(|c| c.status == "True");
     if let Some(degraded) = condition(condition_type::DEGRADED)
         .filter(|c| c.reason == reason::PROGRESS_DEADLINE_EXCEEDED)
     {
@@ -472,6 +484,21 @@ mod tests {
             assess_restart(&restarted(Some(AT), &failed), AT),
             Progress::Failed("ProgressDeadlineExceeded message".into())
         );
+        // Stalled on a missing Secret before the restart reached the pods:
+        // it never will by itself.
+        let stalled = [("Stalled", "True", "SecretNotFound")];
+        assert_eq!(
+            assess_restart(&restarted(None, &stalled), AT),
+            Progress::Failed(
+                "the operator cannot apply the restart: SecretNotFound message".into()
+            )
+        );
+        // A failed rollout does not keep the restart from the pods.
+        let deadline = [("Stalled", "True", "ProgressDeadlineExceeded")];
+        assert!(matches!(
+            assess_restart(&restarted(None, &deadline), AT),
+            Progress::Waiting(_)
+        ));
         // Scaled to zero meanwhile: Ready for another reason, still waiting.
         let zero = [("Ready", "True", "ScaledToZero")];
         assert!(matches!(

@@ -86,10 +86,22 @@ pub fn count(event: &Event) -> i32 {
         .max(1)
 }
 
+/// Oldest first. The operator publishes the Events of one transition with
+/// the same time, cause first: within a time, creation order (the
+/// resourceVersion, an etcd revision on every API server there is; one that
+/// does not read as a number sorts by name after those that do).
 pub fn sort_oldest_first(events: &mut [Event]) {
+    let revision = |e: &Event| {
+        e.metadata
+            .resource_version
+            .as_deref()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(u64::MAX)
+    };
     events.sort_by(|a, b| {
         last_seen(a)
             .cmp(&last_seen(b))
+            .then_with(|| revision(a).cmp(&revision(b)))
             .then_with(|| a.metadata.name.cmp(&b.metadata.name))
     });
 }
@@ -190,6 +202,33 @@ mod tests {
         assert!(lines[2].contains("line one\\nline two"), "{text}");
         assert!(lines[3].starts_with("3m20s (x3 over 6m30s)"), "{text}");
         assert!(lines[3].contains("Reconcile"), "{text}");
+    }
+
+    #[test]
+    fn events_of_one_time_keep_the_order_they_were_published_in() {
+        let mut cause = event(
+            "x.ffff",
+            "Normal",
+            "RuntimeRestartRequested",
+            100,
+            "restart",
+        );
+        cause.metadata.resource_version = Some("120".into());
+        let mut effect = event("x.0000", "Normal", "RuntimeProgressing", 100, "rolling");
+        effect.metadata.resource_version = Some("121".into());
+        let mut odd = event("x.1111", "Normal", "RuntimeReady", 100, "ready");
+        odd.metadata.resource_version = Some("not-a-number".into());
+        let mut events = vec![odd, effect, cause];
+        sort_oldest_first(&mut events);
+        let reasons: Vec<_> = events.iter().filter_map(|e| e.reason.clone()).collect();
+        assert_eq!(
+            reasons,
+            [
+                "RuntimeRestartRequested",
+                "RuntimeProgressing",
+                "RuntimeReady"
+            ]
+        );
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! A suspended runtime (see `trussium_api::suspension`) and the commands
-//! that would change it: `upgrade`, `scale` and `rollback` refuse, since
+//! that would change it: `upgrade`, `scale`, `rollback` and `restart` refuse, since
 //! the operator would apply nothing, unless `--force` records the change in
 //! the spec for when the runtime is resumed.
 

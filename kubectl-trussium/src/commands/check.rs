@@ -43,7 +43,8 @@ next step: the cluster answers, with a Kubernetes version this release
 supports (outside the range: a warning, not a failure); the CRD is installed at the plugin's version; the operator
 Deployment is available and of the plugin's version; a leader holds a fresh
 Lease; the operator watches the namespace (-n, default: the context's);
-you may read and patch runtimes there. The operator is looked for in
+you may read and patch runtimes there (with --as USER: what USER may, and
+so which commands it may run). The operator is looked for in
 --operator-namespace (default: trussium-system).
 
 Examples:
@@ -503,20 +504,47 @@ fn judge_scope(args: &OperatorArgs, namespace: &str) -> Outcome {
     }
 }
 
-/// What `who` (`--as`; else "you") may do with runtimes in `namespace`.
+/// The plugin's commands by the verbs they need on runtimes, for the
+/// access line: what an identity may run follows from what it may do.
+const COMMANDS_NEED: [(&str, &[&str]); 3] = [
+    ("status, history, events, diagnose", &["get", "list"]),
+    ("--watch, --wait", &["watch"]),
+    (
+        "upgrade, rollback, scale, restart, suspend, resume",
+        &["get", "patch"],
+    ),
+];
+
+/// What `who` (`--as`; else "you") may do with runtimes in `namespace`,
+/// and so which commands it may run there.
 fn judge_access(missing: &[Permission], namespace: &str, who: Option<&str>) -> Outcome {
     let who = who.unwrap_or("you");
     if missing.is_empty() {
         return passed(format!(
-            "{who} may read and patch runtimes in namespace {namespace}"
+            "{who} may read and patch runtimes in namespace {namespace}: every command"
         ));
     }
     let verbs: Vec<&str> = missing.iter().map(|p| p.verb.as_str()).collect();
+    let (ruled_out, left): (Vec<_>, Vec<_>) = COMMANDS_NEED
+        .iter()
+        .partition(|(_, needs)| needs.iter().any(|verb| verbs.contains(verb)));
+    let names = |commands: Vec<&(&str, &[&str])>| {
+        commands
+            .iter()
+            .map(|(c, _)| *c)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut message = format!(
+        "{who} may not {} runtimes in namespace {namespace}: not {}",
+        verbs.join(", "),
+        names(ruled_out)
+    );
+    if !left.is_empty() {
+        message.push_str(&format!("; {who} may run {}", names(left)));
+    }
     failed(
-        format!(
-            "{who} may not {} runtimes in namespace {namespace}",
-            verbs.join(", ")
-        ),
+        message,
         format!(
             "ask a cluster administrator for a Role in {namespace} that allows {} on {}.{}",
             verbs.join(", "),
@@ -798,17 +826,39 @@ mod tests {
         };
         assert!(matches!(judge_access(&[], "ai", None), Passed { .. }));
         assert_eq!(
+            message(&judge_access(&[], "ai", None)),
+            "you may read and patch runtimes in namespace ai: every command"
+        );
+        assert_eq!(
             message(&judge_access(std::slice::from_ref(&patch), "ai", None)),
-            "you may not patch runtimes in namespace ai → ask a cluster administrator for a Role in ai that allows patch on trussiumruntimes.runtime.trussium.io"
+            "you may not patch runtimes in namespace ai: not upgrade, rollback, scale, restart, suspend, resume; you may run status, history, events, diagnose, --watch, --wait → ask a cluster administrator for a Role in ai that allows patch on trussiumruntimes.runtime.trussium.io"
         );
         // --as: the identity checked is named.
         let tenant = "system:serviceaccount:ai:deployer";
         assert_eq!(
-            message(&judge_access(&[patch], "ai", Some(tenant))),
+            message(&judge_access(
+                std::slice::from_ref(&patch),
+                "ai",
+                Some(tenant)
+            )),
             format!(
-                "{tenant} may not patch runtimes in namespace ai → ask a cluster administrator for a Role in ai that allows patch on trussiumruntimes.runtime.trussium.io"
+                "{tenant} may not patch runtimes in namespace ai: not upgrade, rollback, scale, restart, suspend, resume; {tenant} may run status, history, events, diagnose, --watch, --wait → ask a cluster administrator for a Role in ai that allows patch on trussiumruntimes.runtime.trussium.io"
             )
         );
+        // Nothing at all: no command.
+        let all: Vec<Permission> = ["get", "list", "watch", "patch"]
+            .iter()
+            .map(|verb| Permission {
+                verb: verb.to_string(),
+                ..patch.clone()
+            })
+            .collect();
+        let text = message(&judge_access(&all, "ai", None));
+        assert!(
+            text.starts_with("you may not get, list, watch, patch runtimes in namespace ai: not status, history, events, diagnose, --watch, --wait, upgrade,"),
+            "{text}"
+        );
+        assert!(!text.contains("may run"), "{text}");
     }
 
     fn info(

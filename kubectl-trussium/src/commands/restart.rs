@@ -66,7 +66,13 @@ pub async fn run(target: &Target, args: &RestartArgs, palette: Palette) -> Resul
             "{name} runs no replica (scaled to zero): nothing to restart"
         ));
     }
-    let at = now();
+    // Two restarts within a second would write the same value, which is
+    // no new restart: the second waits for the next second.
+    let mut at = now();
+    if trussium_api::restart::restarted_at(&rt.metadata) == Some(at.as_str()) {
+        tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+        at = now();
+    }
     let patch = json!({"metadata": {"annotations": {RESTARTED_AT: at}}});
     let patched = target
         .runtimes()

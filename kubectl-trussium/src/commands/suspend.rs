@@ -30,7 +30,7 @@ pub const HELP: &str = "\
 While suspended the operator creates, changes and deletes none of the
 runtime's objects: changes made by hand (kubectl scale, kubectl set image)
 stay. Its status stays honest: Suspended=True, Progressing=False/Suspended,
-Ready as the Deployment is. upgrade, scale and rollback refuse (--force
+Ready as the Deployment is. upgrade, scale, rollback and restart refuse (--force
 records the change for later). Deleting the runtime still works.
 resume hands the runtime back: one reconcile puts every object back to the spec.
 

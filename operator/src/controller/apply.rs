@@ -163,12 +163,17 @@ pub async fn ensure<K: Owned>(
         }
         Err(err) => return Err(err),
     };
+    let wrote = |object| Ensured {
+        object,
+        wrote: true,
+        reverted: reverted.clone(),
+    };
     let Some(taken) = take_over(&api, &name, &path).await? else {
         tracing::warn!(kind = %K::kind(&()), %namespace, %name, %path, "still differs after apply");
-        return current.map(Ensured::wrote);
+        return current.map(wrote);
     };
     tracing::info!(kind = %K::kind(&()), %namespace, %name, list = %taken, "took over a list someone else changed; applying again");
-    apply(&api, cache, desired).await.map(Ensured::wrote)
+    apply(&api, cache, desired).await.map(wrote)
 }
 
 /// What reverting the drift at `path` puts back, and who made it: read

@@ -71,6 +71,17 @@ impl Outcome {
         }
     }
 
+    /// Whether this reconcile went through applying: only then is drift
+    /// left alone by the backoff due to be reverted (a suspended or blocked
+    /// runtime reverts nothing, and must not be woken again and again for
+    /// it).
+    fn applies(&self) -> bool {
+        matches!(
+            self,
+            Outcome::Applied(..) | Outcome::Failed(..) | Outcome::Refused(..)
+        )
+    }
+
     /// How many objects were written, when everything was applied.
     fn changed(&self) -> Option<usize> {
         match self {
@@ -167,7 +178,11 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     };
     // Drift left alone while backing off from another writer is reverted
     // when due; a status write held back or refused is tried again when due.
-    let held = lock(&ctx.backoff).held(&namespace, &name, Instant::now());
+    let held = if outcome.applies() {
+        lock(&ctx.backoff).held(&namespace, &name, Instant::now())
+    } else {
+        None
+    };
     let next = [reported.again_in, held]
         .into_iter()
         .flatten()

@@ -24,6 +24,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
+use trussium_api::suspension::{Suspension, suspension};
 use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus};
 
 use super::context::Context;
@@ -182,9 +183,10 @@ async fn read_fresh(
             again_in: None,
         }));
     };
-    if fresh.metadata.generation != rt.metadata.generation {
-        // A newer spec than the one just applied: its own reconcile
-        // reports it. Reporting it now would claim what is not applied.
+    if fresh.metadata.generation != rt.metadata.generation || steering(&fresh) != steering(rt) {
+        // A newer spec (or suspend, or restart) than the one just applied:
+        // its own reconcile reports it. Reporting it now would claim what
+        // is not applied.
         return Ok(Fresh::Done(Reported {
             learned: Some(fresh),
             again_in: Some(Duration::ZERO),
@@ -199,6 +201,15 @@ async fn read_fresh(
         "the cached runtime was behind; using a fresh read"
     );
     Ok(Fresh::Newer(fresh))
+}
+
+/// What a reconcile decided on besides the spec: the suspend and restart
+/// annotations (see `cache::own`).
+fn steering(rt: &TrussiumRuntime) -> (Suspension<'_>, Option<&str>) {
+    (
+        suspension(&rt.metadata),
+        trussium_api::restart::restarted_at(&rt.metadata),
+    )
 }
 
 /// Writes `status` over `rt`'s and remembers it as its own; what the write

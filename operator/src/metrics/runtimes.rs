@@ -8,8 +8,9 @@
 //!   and no reason while it is not reported yet). Alerts select on them;
 //! - `trussium_runtimes_suspended`: how many runtimes are suspended;
 //! - `trussium_runtime_suspended_since_seconds{namespace,runtime}`: for each
-//!   suspended runtime only, when it was suspended (its `Suspended`
-//!   condition's transition), so an alert can tell a forgotten suspend.
+//!   suspended runtime whose suspension the operator reported, when it was
+//!   suspended (its `Suspended` condition's transition), so an alert can
+//!   tell a forgotten suspend, across restarts and scrape gaps.
 //!
 //! Every replica exports them from its own cache, the standby too (its
 //! watches run), so alerts aggregate over replicas (`max by (namespace,
@@ -105,39 +106,43 @@ pub(super) fn condition_series(runtime: &TrussiumRuntime) -> Vec<ConditionSeries
 pub(super) struct SuspendedSince {
     pub namespace: String,
     pub runtime: String,
-    /// Seconds since the epoch: the `Suspended` condition's transition once
-    /// the operator reported it, else the runtime's creation (it has been
-    /// suspended at least since the annotation was seen, and the operator
-    /// says so within a reconcile).
+    /// Seconds since the epoch: the `Suspended` condition's transition.
     pub since: i64,
 }
 
-/// The runtimes the annotation suspends, with since when.
+/// The runtimes the annotation suspends and whose suspension the operator
+/// reported (a moment after the annotation), with since when.
 pub(super) fn suspended<'a>(
     runtimes: impl IntoIterator<Item = &'a TrussiumRuntime>,
 ) -> Vec<SuspendedSince> {
     runtimes
         .into_iter()
         .filter(|rt| suspension(&rt.metadata).is_suspended())
-        .map(|rt| {
-            let reported = rt
+        .filter_map(|rt| {
+            let since = rt
                 .status
                 .as_ref()
                 .and_then(|s| s.condition(condition_type::SUSPENDED))
-                .filter(|c| ConditionStatus::parse(&c.status) == ConditionStatus::True)
-                .map(|c| c.last_transition_time.0.as_second());
-            let created = rt
-                .metadata
-                .creation_timestamp
-                .as_ref()
-                .map(|t| t.0.as_second());
-            SuspendedSince {
+                .filter(|c| ConditionStatus::parse(&c.status) == ConditionStatus::True)?
+                .last_transition_time
+                .0
+                .as_second();
+            Some(SuspendedSince {
                 namespace: rt.namespace().unwrap_or_default(),
                 runtime: rt.name_any(),
-                since: reported.or(created).unwrap_or_default(),
-            }
+                since,
+            })
         })
         .collect()
+}
+
+/// How many runtimes the annotation suspends (reported or not yet).
+pub(super) fn count_suspended<'a>(runtimes: impl IntoIterator<Item = &'a TrussiumRuntime>) -> i64 {
+    let count = runtimes
+        .into_iter()
+        .filter(|rt| suspension(&rt.metadata).is_suspended())
+        .count();
+    i64::try_from(count).unwrap_or(i64::MAX)
 }
 
 /// Counts per Ready status; True, False and Unknown always appear.
@@ -184,6 +189,7 @@ impl Collector for RuntimeHealth {
             }
         }
 
+        let count = count_suspended(state.iter().map(|rt| rt.as_ref()));
         let suspended = suspended(state.iter().map(|rt| rt.as_ref()));
         let metric = encoder.encode_descriptor(
             "trussium_runtimes_suspended",
@@ -191,7 +197,7 @@ impl Collector for RuntimeHealth {
             None,
             gauge.metric_type(),
         )?;
-        ConstGauge::new(i64::try_from(suspended.len()).unwrap_or(i64::MAX)).encode(metric)?;
+        ConstGauge::new(count).encode(metric)?;
         let mut metric = encoder.encode_descriptor(
             "trussium_runtime_suspended_since_seconds",
             "When each suspended TrussiumRuntime was suspended, in seconds since the epoch (one series per suspended runtime)",
@@ -328,17 +334,16 @@ mod tests {
         );
         let active = ready("True");
         let found = suspended([&reported, &not_yet, &ignored, &active]);
-        assert_eq!(found.len(), 2, "{found:?}");
+        // Not reported yet: no since (an alert on the age would fire at once).
+        assert_eq!(found.len(), 1, "{found:?}");
         // 2026-01-01T00:00:00Z, the condition's transition.
         assert_eq!(found[0].since, 1_767_225_600);
         assert_eq!(
             (found[0].namespace.as_str(), found[0].runtime.as_str()),
             ("n", "r")
         );
-        // Not reported yet, no creation time either: 0, which an alert on
-        // the age fires for at once rather than never.
-        assert_eq!(found[1].since, 0);
         assert!(suspended([&active, &ignored]).is_empty());
+        assert_eq!(count_suspended([&reported, &not_yet, &ignored, &active]), 2);
     }
 
     #[test]

@@ -54,6 +54,8 @@
 //!   asked for meanwhile stays where it is, like one blocked by an invalid
 //!   configuration, until the runtime is resumed. `observedGeneration` moves
 //!   as ever: the operator read the spec, and says it does not apply it.
+//!   `desiredReplicas` is the Deployment's own count then (a hand scale
+//!   included), so Ready judges the Deployment as it runs.
 
 pub mod basis;
 pub mod conditions;
@@ -106,12 +108,17 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
     let generation = rt.metadata.generation;
 
     let observed = input.deployment.map(ObservedDeployment::from);
-    let desired_replicas = desired_replicas(rt, observed.as_ref());
+    let suspension = trussium_api::suspension::suspension(&rt.metadata);
+    // Suspended: the Deployment as it is, hand-scaled or not, is what the
+    // runtime runs (nothing converges it to the spec meanwhile).
+    let desired_replicas = match observed.as_ref().and_then(|d| d.spec_replicas) {
+        Some(running) if suspension.is_suspended() => running,
+        _ => desired_replicas(rt, observed.as_ref()),
+    };
     let desired_image = rt.spec.image.reference();
     let current_image = observed.as_ref().and_then(|d| d.image.clone());
     let rollout = Rollout::of(observed.as_ref(), desired_replicas, recorded(previous));
 
-    let suspension = trussium_api::suspension::suspension(&rt.metadata);
     let configuration = configuration::verdict(input.references, namespace.unwrap_or_default());
     let reconcile_error = input
         .stall

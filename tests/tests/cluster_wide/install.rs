@@ -342,7 +342,7 @@ async fn install_check_every_failure_crd_versions_and_uninstall() -> TestResult 
         ensure_contains(
             &out.stdout,
             &[&format!(
-                "✗ you may not get, list, watch, patch runtimes in namespace {}\n  → ask a cluster administrator for a Role in {} that allows get, list, watch, patch on trussiumruntimes.runtime.trussium.io",
+                "✗ you may not get, list, watch, patch runtimes in namespace {}: not status, history, events, diagnose, --watch, --wait, upgrade, rollback, scale, restart, suspend, resume\n  → ask a cluster administrator for a Role in {} that allows get, list, watch, patch on trussiumruntimes.runtime.trussium.io",
                 ns.name, ns.name
             )],
             &out,

@@ -169,3 +169,31 @@ fn the_resumed_note_counts_the_objects_changed_back() {
     assert!(resumed_note(Some(1)).ends_with("it changed 1 object back to the spec."));
     assert!(resumed_note(Some(3)).ends_with("it changed 3 objects back to the spec."));
 }
+
+#[test]
+fn ready_while_suspended_judges_the_deployment_as_it_runs() {
+    let mut w = World::new();
+    w.provision();
+    w.annotate_suspended(Some("true"), None);
+    w.reconcile();
+    // A hand scale to 3, or a count recorded for later: Ready follows the
+    // Deployment's own count, not the spec's.
+    if let Some(d) = w.deployment.as_mut() {
+        d.generation += 1;
+        d.spec_replicas = 3;
+    }
+    w.rolled_out();
+    let s = w.reconcile();
+    assert_eq!(s.status.desired_replicas, Some(3));
+    assert_eq!(condition(&s.status, condition_type::READY).status, "True");
+    w.scale(5);
+    let s = w.reconcile();
+    assert_eq!(s.status.desired_replicas, Some(3));
+    assert_eq!(condition(&s.status, condition_type::READY).status, "True");
+    // Resumed: the spec's count again.
+    w.annotate_suspended(None, None);
+    w.apply();
+    let s = w.reconcile();
+    assert_eq!(s.status.desired_replicas, Some(5));
+    assert_eq!(condition(&s.status, condition_type::READY).status, "False");
+}

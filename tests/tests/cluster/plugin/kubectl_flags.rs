@@ -51,12 +51,13 @@ async fn as_impersonates_and_v6_logs_each_request() -> Result<(), Error> {
     let out = plugin(&["status", "-n", &ns.name, "--as", &tenant]).await?;
     assert_eq!(out.code, 0, "{out}");
     assert_eq!(out.first_row().first().copied(), Some("rt"), "{out}");
-    // check --as: what the tenant may do with runtimes, named.
+    // check --as: what the tenant may do with runtimes, and so which
+    // commands it may run, named.
     let out = plugin(&["check", "-n", &ns.name, "--as", &tenant]).await?;
     let said = format!("{}{}", out.stdout, out.stderr);
     assert!(
         said.contains(&format!(
-            "✗ {tenant} may not patch runtimes in namespace {}",
+            "✗ {tenant} may not patch runtimes in namespace {}: not upgrade, rollback, scale, restart, suspend, resume; {tenant} may run status, history, events, diagnose, --watch, --wait",
             ns.name
         )),
         "{out}"

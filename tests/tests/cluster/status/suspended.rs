@@ -134,11 +134,14 @@ async fn suspend_keeps_hand_changes_and_resume_puts_them_back() -> TestResult {
             },
         )
         .await?;
+        // Its status follows the hand-scaled pods (Ready is judged against
+        // the Deployment's own count, and may flip with an Event); nothing
+        // else is written.
         let writes = fx.operator_writes(&mark).await?;
         ensure(
-            writes
-                .iter()
-                .all(|w| w.starts_with("patch trussiumruntimes/status ")),
+            writes.iter().all(|w| {
+                w.starts_with("patch trussiumruntimes/status ") || w.starts_with("create events ")
+            }),
             format!("while suspended the operator wrote {writes:?}"),
         )?;
 
@@ -199,6 +202,15 @@ async fn suspend_keeps_hand_changes_and_resume_puts_them_back() -> TestResult {
                 .any(|l| l.starts_with("x ") && l.contains(" SUSPENDED ")),
             format!("the list does not show x suspended:\n{out}"),
         )?;
+
+        // The Events so far: the hand scale may have flipped Ready while
+        // its pods started (Ready judges the Deployment as it runs), and
+        // said so; settled first.
+        let settled = fx.wait_ready("x").await?;
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let uid = settled.metadata.uid.clone().ok_or("no uid")?;
+        let so_far = fx.events_of(&uid).await?;
+        let mut events: Vec<(&str, &str)> = trussium_e2e::pairs(&so_far);
 
         // Resumed: one reconcile puts both objects back (and applies the
         // recorded replica count), and says how many it changed.
