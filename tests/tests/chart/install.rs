@@ -165,6 +165,19 @@ async fn helm_install_upgrade_and_uninstall_run_the_operator_and_keep_the_runtim
     create_runtime(&apps, "chat").await?;
     wait_ready(&apps, "chat").await?;
     let to_ready = started.elapsed();
+    // A second runtime, suspended from its creation, so that the scrape
+    // holds the suspension's series too (the alerts read them).
+    let mut paused = runtime("paused")?;
+    paused.metadata.annotations = Some(
+        [(
+            trussium_api::suspension::SUSPENDED.to_string(),
+            trussium_api::suspension::SUSPENDED_VALUE.to_string(),
+        )]
+        .into(),
+    );
+    apps.api::<TrussiumRuntime>()
+        .create(&PostParams::default(), &paused)
+        .await?;
     println!(
         "helm install to a Ready runtime: {:.1} s",
         to_ready.as_secs_f64()
@@ -180,7 +193,16 @@ async fn helm_install_upgrade_and_uninstall_run_the_operator_and_keep_the_runtim
                 sum(&a, "trussium_events_total", &[]) + sum(&b, "trussium_events_total", &[]);
             let both = ready_series(&a, &apps.name, "chat") == 1.0
                 && ready_series(&b, &apps.name, "chat") == 1.0;
-            Ok((both && events >= 1.0).then_some((a, b)))
+            let suspended = |text: &str| {
+                sum(
+                    text,
+                    "trussium_runtime_suspended_since_seconds",
+                    &[("namespace", &apps.name), ("runtime", "paused")],
+                ) > 0.0
+                    && sum(text, "trussium_runtimes_suspended", &[]) == 1.0
+            };
+            let paused = suspended(&a) && suspended(&b);
+            Ok((both && paused && events >= 1.0).then_some((a, b)))
         },
     )
     .await?;
@@ -278,7 +300,7 @@ async fn helm_install_upgrade_and_uninstall_run_the_operator_and_keep_the_runtim
         .iter()
         .map(|r| r.name_any())
         .collect();
-    assert_eq!(names, ["chat", "second"], "the runtimes are kept");
+    assert_eq!(names, ["chat", "paused", "second"], "the runtimes are kept");
     apps.delete().await;
     ns.delete().await;
     Ok(())
