@@ -109,12 +109,7 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
 
     let observed = input.deployment.map(ObservedDeployment::from);
     let suspension = trussium_api::suspension::suspension(&rt.metadata);
-    // Suspended: the Deployment as it is, hand-scaled or not, is what the
-    // runtime runs (nothing converges it to the spec meanwhile).
-    let desired_replicas = match observed.as_ref().and_then(|d| d.spec_replicas) {
-        Some(running) if suspension.is_suspended() => running,
-        _ => desired_replicas(rt, observed.as_ref()),
-    };
+    let desired_replicas = desired_replicas(rt, observed.as_ref());
     let desired_image = rt.spec.image.reference();
     let current_image = observed.as_ref().and_then(|d| d.image.clone());
     let rollout = Rollout::of(observed.as_ref(), desired_replicas, recorded(previous));
@@ -213,13 +208,15 @@ fn all_conditions(
         .collect()
 }
 
-/// `spec.replicas`, or while autoscaling is enabled the HPA's choice (the
-/// Deployment's `spec.replicas`), falling back to `spec.replicas` until a
-/// Deployment exists.
+/// `spec.replicas`, or the Deployment's `spec.replicas` while someone else
+/// owns the count: the HPA while autoscaling is enabled, whoever scaled it by
+/// hand while the runtime is suspended (nothing converges it to the spec
+/// then). Falls back to `spec.replicas` until a Deployment exists.
 pub fn desired_replicas(rt: &TrussiumRuntime, deployment: Option<&ObservedDeployment>) -> i32 {
     let autoscaling = rt.spec.autoscaling.as_ref().is_some_and(|a| a.enabled);
+    let suspended = trussium_api::suspension::suspension(&rt.metadata).is_suspended();
     match deployment.and_then(|d| d.spec_replicas) {
-        Some(chosen) if autoscaling => chosen,
+        Some(chosen) if autoscaling || suspended => chosen,
         _ => rt.spec.replicas,
     }
 }
