@@ -24,9 +24,9 @@ use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
-use trussium_api::suspension::{Suspension, suspension};
 use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus};
 
+use super::cache::steering;
 use super::context::Context;
 use super::error::Error;
 use super::publish::{Published, publish};
@@ -201,15 +201,6 @@ async fn read_fresh(
         "the cached runtime was behind; using a fresh read"
     );
     Ok(Fresh::Newer(fresh))
-}
-
-/// What a reconcile decided on besides the spec: the suspend and restart
-/// annotations (see `cache::own`).
-fn steering(rt: &TrussiumRuntime) -> (Suspension<'_>, Option<&str>) {
-    (
-        suspension(&rt.metadata),
-        trussium_api::restart::restarted_at(&rt.metadata),
-    )
 }
 
 /// Writes `status` over `rt`'s and remembers it as its own; what the write

@@ -36,7 +36,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use serde::de::DeserializeOwned;
 
 use overlay::{Overlay, version};
-pub use own::Own;
+pub use own::{Own, steering};
 pub use readable::Unreadable;
 use refusal::{Refusal, Refusals};
 pub use trim::Kept;

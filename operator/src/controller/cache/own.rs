@@ -24,27 +24,29 @@ pub struct Own {
 }
 
 /// What a reconcile reads of a runtime besides its status: its uid, its
-/// generation (the spec) and the annotations that steer the operator
-/// (suspend, its reason, restart), which change no generation.
-type Seen = (String, Option<i64>, Vec<(&'static str, Option<String>)>);
+/// generation (the spec) and its [`steering`] annotations, which change no
+/// generation.
+type Seen = (String, Option<i64>, [Option<String>; 3]);
 
-/// The annotations that steer the operator.
+/// The annotations that steer the operator besides the spec: suspend, its
+/// reason, restart.
 const STEERING: [&str; 3] = [
     trussium_api::suspension::SUSPENDED,
     trussium_api::suspension::SUSPEND_REASON,
     trussium_api::restart::RESTARTED_AT,
 ];
 
-fn seen(rt: &TrussiumRuntime) -> Seen {
+/// The values of `rt`'s [`STEERING`] annotations, in that order.
+pub fn steering(rt: &TrussiumRuntime) -> [Option<&str>; 3] {
     let annotations = rt.metadata.annotations.as_ref();
-    let steering = STEERING
-        .iter()
-        .map(|key| (*key, annotations.and_then(|a| a.get(*key)).cloned()))
-        .collect();
+    STEERING.map(|key| annotations.and_then(|a| a.get(key)).map(String::as_str))
+}
+
+fn seen(rt: &TrussiumRuntime) -> Seen {
     (
         rt.metadata.uid.clone().unwrap_or_default(),
         rt.metadata.generation,
-        steering,
+        steering(rt).map(|value| value.map(str::to_string)),
     )
 }
 
