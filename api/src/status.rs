@@ -193,6 +193,9 @@ pub mod reason {
         DEPLOYMENT_FAILED = "DeploymentFailed";
         SCALED_TO_ZERO = "ScaledToZero";
         RECONCILIATION_FAILED = "ReconciliationFailed";
+        /// A new pod template that only the operator's upgrade brings waits
+        /// for a turn (`--max-concurrent-rollouts`).
+        WAITING_FOR_TURN = "WaitingForTurn";
         // Available
         RUNTIME_AVAILABLE = "RuntimeAvailable";
         RUNTIME_UNAVAILABLE = "RuntimeUnavailable";

@@ -42,6 +42,16 @@ pub struct Cli {
           value_parser = clap::value_parser!(u16).range(1..))]
     pub concurrency: u16,
 
+    /// Runtimes whose pods may roll at the same time because the operator
+    /// was upgraded and builds another pod template from the same spec. The
+    /// others wait their turn, in the order of namespace and name, each
+    /// turn held until the Deployment is available again; a rollout that
+    /// fails keeps its turn, so a template that fails everywhere stops
+    /// there. Rollouts a runtime's own change asks for never wait.
+    #[arg(long, env = "TRUSSIUM_MAX_CONCURRENT_ROLLOUTS", default_value_t = 5,
+          value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_concurrent_rollouts: u16,
+
     /// Seconds between reconciles of a runtime nothing changed. Each is
     /// decided from the watch caches and sends no request unless something
     /// must change.

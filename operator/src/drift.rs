@@ -59,6 +59,12 @@ pub fn difference(desired: &Value, observed: &Value) -> Option<String> {
     }
 }
 
+/// The first path where `observed` lacks a field of `desired` or holds
+/// another value, applied hash or not (see [`first_difference`]).
+pub fn differs_at(desired: &Value, observed: &Value) -> Option<String> {
+    first_difference(desired, observed, "", false)
+}
+
 /// The first path where `observed` lacks a field of `desired` or holds another
 /// value. Lists must match element by element. Under `resources`, quantities
 /// compare by value, because the API server canonicalises them (`1000m` is

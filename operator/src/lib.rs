@@ -26,3 +26,4 @@ pub mod references;
 pub mod resources;
 pub mod reverted;
 pub mod status;
+pub mod turns;

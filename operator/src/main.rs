@@ -162,6 +162,7 @@ fn settings(cli: &Cli) -> (OperatorConfig, Scope, controller::Pace) {
     };
     let pace = controller::Pace {
         concurrency: cli.concurrency,
+        max_concurrent_rollouts: cli.max_concurrent_rollouts,
         resync: Duration::from_secs(cli.resync_seconds),
         watch_timeout_seconds: cli.watch_timeout_seconds,
         reconcile_timeout: cli.reconcile_timeout,

@@ -409,6 +409,7 @@ proptest! {
                 reconcile_error: None,
                 stall: None,
                 config: &config,
+                waiting: None,
                 now,
             })
         };
@@ -483,6 +484,7 @@ proptest! {
                 reconcile_error: error.as_deref(),
                 stall: None,
                 config: &config,
+                waiting: None,
                 now,
             };
             let status = project(&input);

@@ -16,6 +16,7 @@ use crate::config::OperatorConfig;
 use crate::events::object::Reporter;
 use crate::metrics::Metrics;
 use crate::reverted::Announced;
+use crate::turns::Turns;
 
 pub struct Context {
     pub client: Client,
@@ -45,6 +46,8 @@ pub struct Context {
     pub terminating: Terminating,
     /// Reverted changes lately announced, to say each once in a while.
     pub reverted: Announced,
+    /// Rollouts only an operator upgrade causes, taking turns.
+    pub turns: Mutex<Turns>,
 }
 
 impl Context {
@@ -55,6 +58,7 @@ impl Context {
         metrics: Metrics,
         caches: Caches,
         resync: Duration,
+        max_concurrent_rollouts: u16,
     ) -> Self {
         Context {
             client,
@@ -71,6 +75,7 @@ impl Context {
             unsure: Unsure::default(),
             terminating: Terminating::default(),
             reverted: Announced::default(),
+            turns: Mutex::new(Turns::new(usize::from(max_concurrent_rollouts))),
         }
     }
 }

@@ -480,6 +480,7 @@ mod tests {
                 reconcile_error: None,
                 stall: Some(&stall),
                 config: &config,
+                waiting: None,
                 now: k8s_openapi::jiff::Timestamp::from_second(second).unwrap(),
             })
         };

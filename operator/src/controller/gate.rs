@@ -136,6 +136,7 @@ mod tests {
             Metrics::new(),
             caches,
             Duration::from_secs(300),
+            5,
         ));
         let runtime: TrussiumRuntime =
             serde_yaml::from_str(include_str!("../resources/fixtures/minimal.yaml")).unwrap();

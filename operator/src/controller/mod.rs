@@ -41,11 +41,13 @@ use crate::events::object::Reporter;
 use crate::probes::Health;
 
 /// How many reconciles run at once, how often a runtime nothing changed is
-/// reconciled again, how long a watch runs before it is opened again, and
-/// how long one reconcile may take.
+/// reconciled again, how long a watch runs before it is opened again, how
+/// long one reconcile may take, and how many rollouts an operator upgrade
+/// alone causes may run at once (see [`crate::turns`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Pace {
     pub concurrency: u16,
+    pub max_concurrent_rollouts: u16,
     pub resync: Duration,
     pub watch_timeout_seconds: u32,
     pub reconcile_timeout: Duration,
@@ -95,6 +97,7 @@ pub async fn run(
         instruments.metrics.clone(),
         caches,
         pace.resync,
+        pace.max_concurrent_rollouts,
     ));
 
     tokio::spawn(report_readiness(

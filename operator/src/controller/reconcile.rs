@@ -28,16 +28,18 @@ use crate::events::announcement::revert_event_name;
 use crate::events::object::event;
 use crate::events::{MAX_NOTE_BYTES, Reason, Transition};
 use crate::references::{ReferenceCheck, check_references, referenced_secrets};
-use crate::resources::{BuildContext, DesiredResources, build};
+use crate::resources::{BuildContext, DesiredResources, build, same_controller};
 use crate::reverted::{QUIET, Reverted, note};
 use crate::status::conditions::truncated;
 use crate::status::stalled::Stall;
+use crate::turns::{self, Cause, Given, Turn, Waiting};
 
 /// What the writes of one reconcile came to.
 enum Outcome {
-    /// Every owned object is as desired; the Deployment as it now is, and
+    /// Every owned object is as desired, but for a Deployment waiting for a
+    /// turn to roll (see [`crate::turns`]); the Deployment as it now is, and
     /// how many objects were written (created, changed or deleted).
-    Applied(Arc<Deployment>, usize),
+    Applied(Arc<Deployment>, usize, Option<Waiting>),
     /// Nothing was written: the runtime is suspended.
     Suspended(Option<Arc<Deployment>>),
     /// Nothing was written: a referenced Secret is missing.
@@ -53,7 +55,7 @@ enum Outcome {
 impl Outcome {
     fn deployment(&self) -> Option<&Deployment> {
         match self {
-            Outcome::Applied(d, _) => Some(d),
+            Outcome::Applied(d, ..) => Some(d),
             Outcome::Suspended(d)
             | Outcome::Blocked(d)
             | Outcome::Failed(d, _)
@@ -85,7 +87,14 @@ impl Outcome {
     /// How many objects were written, when everything was applied.
     fn changed(&self) -> Option<usize> {
         match self {
-            Outcome::Applied(_, changed) => Some(*changed),
+            Outcome::Applied(_, changed, _) => Some(*changed),
+            _ => None,
+        }
+    }
+
+    fn waiting(&self) -> Option<&Waiting> {
+        match self {
+            Outcome::Applied(_, _, waiting) => waiting.as_ref(),
             _ => None,
         }
     }
@@ -113,6 +122,7 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     // Not the trigger itself: the cache may not show our own last status
     // write yet, and Events are derived from the stored status.
     let Some(rt) = caches.runtimes.get(&namespace, &name) else {
+        lock(&ctx.turns).forget(&(namespace.clone(), name.clone()));
         ctx.unsure.clear(&namespace, &name);
         ctx.stalls.forget(&namespace, &name);
         lock(&ctx.retries).succeeded(&namespace, &name);
@@ -152,6 +162,7 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
         error: outcome.error(),
         stall: outcome.stall(),
         changed: outcome.changed(),
+        waiting: outcome.waiting(),
     };
     let reported = match report(&ctx, &runtimes, &rt, input).await {
         Ok(reported) => reported,
@@ -183,7 +194,9 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     } else {
         None
     };
-    let next = [reported.again_in, held]
+    // A runtime waiting for a turn asks again (see `turns`).
+    let turn = outcome.waiting().map(Waiting::ask_again_in);
+    let next = [reported.again_in, held, turn]
         .into_iter()
         .flatten()
         .fold(next, Duration::min);
@@ -227,11 +240,15 @@ async fn write(
         Ok(desired) => desired,
         Err(err) => return ControlFlow::Continue(Outcome::Failed(observed, err.to_string())),
     };
-    let failed = match apply_all(ctx, rt, &namespace, desired).await {
+    let waiting = observed
+        .as_ref()
+        .and_then(|observed| turn(ctx, rt, &desired.deployment, observed));
+    let hold = waiting.as_ref().and(observed.clone());
+    let failed = match apply_all(ctx, rt, &namespace, desired, hold).await {
         Ok((applied, changed)) => {
             ctx.grace.clear(&namespace, &name);
             ctx.stalls.forget(&namespace, &name);
-            return ControlFlow::Continue(Outcome::Applied(applied, changed));
+            return ControlFlow::Continue(Outcome::Applied(applied, changed, waiting));
         }
         Err(failed) => failed,
     };
@@ -252,6 +269,42 @@ async fn write(
             ctx.grace.clear(&namespace, &name);
             ctx.stalls.remember(&namespace, &name, generation, &stall);
             ControlFlow::Continue(Outcome::Refused(observed, stall))
+        }
+    }
+}
+
+/// Whether applying `desired` must wait for a turn (see [`crate::turns`]):
+/// only when the pod template would change because the operator changed.
+fn turn(
+    ctx: &Context,
+    rt: &TrussiumRuntime,
+    desired: &Deployment,
+    observed: &Arc<Deployment>,
+) -> Option<Waiting> {
+    let key = (rt.namespace().unwrap_or_default(), rt.name_any());
+    let given = Given::of(rt, observed);
+    // Someone else's Deployment under the runtime's name is reported by the
+    // apply, never waited for.
+    let ours = same_controller(&desired.metadata, &observed.metadata);
+    if !ours || turns::cause(rt, desired, observed) != Cause::Operator {
+        lock(&ctx.turns).not_needed(&key, &given);
+        return None;
+    }
+    let deployments = &ctx.caches.deployments;
+    let turn = lock(&ctx.turns).ask(&key, given, Instant::now(), |(ns, name), given| {
+        turns::progress(
+            deployments.get(ns, name).as_deref(),
+            given.deployment_generation,
+        )
+    });
+    match turn {
+        Turn::Go => {
+            tracing::info!(namespace = %key.0, name = %key.1, "rolling out the new version's pod template on its turn");
+            None
+        }
+        Turn::Wait(waiting) => {
+            tracing::debug!(namespace = %key.0, name = %key.1, ahead = waiting.ahead, "the new version's pod template waits for a turn");
+            Some(waiting)
         }
     }
 }
@@ -320,13 +373,15 @@ async fn check_secrets(ctx: &Context, rt: &TrussiumRuntime, namespace: &str) -> 
 }
 
 /// Applies every owned object, in two stages, and removes the optional ones
-/// that are no longer wanted. Returns the Deployment as stored, and how many
-/// objects were written.
+/// that are no longer wanted; the Deployment is left as it is when `hold`
+/// is given (it waits for a turn). Returns the Deployment as stored, and
+/// how many objects were written.
 async fn apply_all(
     ctx: &Context,
     rt: &TrussiumRuntime,
     namespace: &str,
     desired: DesiredResources,
+    hold: Option<Arc<Deployment>>,
 ) -> Result<(Arc<Deployment>, usize), Failed> {
     // Destructured without `..`: a new owned kind that is never applied does
     // not compile.
@@ -363,8 +418,14 @@ async fn apply_all(
         writer.ensure(&caches.services, &service),
         writer.optional(&caches.network_policies, network_policy.as_ref(), false),
     )?;
+    let deployment_written = async {
+        match hold {
+            Some(held) => Ok(held),
+            None => writer.ensure(&caches.deployments, &deployment).await,
+        }
+    };
     let (deployment, ..) = tokio::try_join!(
-        writer.ensure(&caches.deployments, &deployment),
+        deployment_written,
         writer.ensure(&caches.pod_disruption_budgets, &pod_disruption_budget),
         writer.optional(&caches.network_policies, None, network_policy.is_none()),
         writer.optional(

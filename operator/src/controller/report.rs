@@ -18,6 +18,7 @@
 //! from, so a write from a stale view is refused (409) instead of taking the
 //! stored status back.
 
+use crate::turns::Waiting;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
@@ -64,6 +65,8 @@ pub struct Written<'a> {
     pub stall: Option<&'a Stall>,
     /// How many owned objects were written, when all were applied.
     pub changed: Option<usize>,
+    /// Set while the Deployment waits for a turn to roll.
+    pub waiting: Option<&'a Waiting>,
 }
 
 /// What one report decided, from the runtime it was decided from.
@@ -89,6 +92,7 @@ pub async fn report(
         reconcile_error: written.error,
         stall: written.stall,
         changed: written.changed,
+        waiting: written.waiting,
         now,
     };
     let plan = |rt: &TrussiumRuntime| plan(ctx, rt, &inputs);
@@ -268,6 +272,7 @@ struct Inputs<'a> {
     reconcile_error: Option<&'a str>,
     stall: Option<&'a Stall>,
     changed: Option<usize>,
+    waiting: Option<&'a Waiting>,
     now: k8s_openapi::jiff::Timestamp,
 }
 
@@ -291,6 +296,7 @@ fn plan(ctx: &Context, rt: &TrussiumRuntime, inputs: &Inputs) -> Plan {
         reconcile_error: inputs.reconcile_error,
         stall: inputs.stall,
         config: &ctx.config,
+        waiting: inputs.waiting,
         now: inputs.now,
     };
     // The projection reads the previous status from the runtime.

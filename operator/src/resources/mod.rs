@@ -22,7 +22,7 @@ use crate::config::OperatorConfig;
 
 pub mod config_map;
 pub mod deployment;
-mod hash;
+pub(crate) mod hash;
 pub mod horizontal_pod_autoscaler;
 pub mod network_policy;
 mod owner_version;

@@ -100,6 +100,11 @@ fn pod_annotations(
         .and_then(|m| m.annotations.clone())
         .unwrap_or_default();
     annotations.insert(CONFIG_HASH_ANNOTATION.to_string(), config_hash(rt, ctx)?);
+    #[cfg(feature = "next-template-default")]
+    annotations.insert(
+        "runtime.trussium.io/next-template-default".to_string(),
+        "on".to_string(),
+    );
     if let Some(at) = restarted_at(&rt.metadata) {
         annotations.insert(RESTARTED_AT.to_string(), at.to_string());
     }

@@ -47,6 +47,10 @@
 //!   keeps its previous value; only a new desired image starts an upgrade
 //!   (`UpgradeInProgress`), which then cannot complete or fail until the
 //!   configuration is valid again (see [`upgrade`]).
+//! - A Deployment that waits for a turn to roll out a template only a new
+//!   operator version brings (see [`crate::turns`]) makes `Progressing`
+//!   `True/WaitingForTurn`: a change is due and will come by itself; `Ready`
+//!   and `Available` still judge the pods that serve.
 //! - Timestamps are whole seconds, as `metav1.Time` stores them.
 //! - A suspended runtime (see [`suspended`]) reports the Deployment as it is:
 //!   `Ready` and `Available` say whether it serves, `Progressing` is
@@ -66,6 +70,7 @@ pub mod rollout;
 pub mod stalled;
 pub mod suspended;
 pub mod upgrade;
+pub mod waiting;
 
 #[cfg(test)]
 mod tests;
@@ -96,6 +101,9 @@ pub struct StatusInput<'a> {
     /// message then stands for `reconcile_error`.
     pub stall: Option<&'a stalled::Stall>,
     pub config: &'a OperatorConfig,
+    /// Set while the Deployment waits for a turn to roll out the template
+    /// a new operator version builds (see [`crate::turns`]).
+    pub waiting: Option<&'a crate::turns::Waiting>,
     pub now: k8s_openapi::jiff::Timestamp,
 }
 
@@ -152,6 +160,8 @@ pub fn project(input: &StatusInput) -> TrussiumRuntimeStatus {
 
     let progressing = if suspension.is_suspended() {
         suspended::progressing()
+    } else if let Some(waiting) = input.waiting {
+        waiting::progressing(waiting)
     } else {
         health.progressing
     };

@@ -66,6 +66,7 @@ fn report(
         reconcile_error: None,
         stall: None,
         config: &w.config,
+        waiting: None,
         now,
     });
     let announcement = announce_from("private-ai", UID, &basis, projected);

@@ -16,6 +16,7 @@ mod restart;
 mod rollout;
 mod suspended;
 mod upgrade;
+mod waiting;
 
 use std::collections::BTreeMap;
 
@@ -156,6 +157,8 @@ pub struct World {
     pub clock: i64,
     /// Every Event emitted so far.
     pub log: Vec<Transition>,
+    /// Set while the Deployment waits for a turn to roll.
+    pub waiting: Option<crate::turns::Waiting>,
 }
 
 impl World {
@@ -172,6 +175,7 @@ impl World {
             config: OperatorConfig::default(),
             clock: 1_700_000_000,
             log: Vec::new(),
+            waiting: None,
         }
     }
 
@@ -368,6 +372,7 @@ impl World {
             reconcile_error: self.reconcile_error.as_deref(),
             stall: None,
             config: &self.config,
+            waiting: self.waiting.as_ref(),
             // Sub-second noise: project must ignore it.
             now: k8s_openapi::jiff::Timestamp::new(now, 123_456_789).unwrap(),
         }

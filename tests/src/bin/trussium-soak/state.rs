@@ -119,6 +119,8 @@ impl Observed {
             reconcile_error: None,
             stall: None,
             config,
+            // The soak runs one operator build: nothing waits for a turn.
+            waiting: None,
             now: k8s_openapi::jiff::Timestamp::now(),
         });
         if !semantically_equal(stored, &projected) {
