@@ -137,6 +137,9 @@ phase "promtool" --cold "about 2 minutes, once per machine" use_tool TRUSSIUM_TO
 phase "workspace build" --cold "about 4 minutes" cargo test --workspace --no-run
 # Cluster tests may run the binaries (operator, plugin).
 phase "binaries build" cargo build --workspace --bins
+# "The next release" for the test of rollout turns: this operator with one
+# more pod template default (a feature build, about 40 s).
+phase "next operator build" "$TRUSSIUM_ROOT/scripts/next-operator.sh"
 # The manual: built with mdBook and checked (links, anchors, names).
 phase "docs" --cold "mdBook is built once per machine, about 2 minutes" "$TRUSSIUM_ROOT/scripts/docs.sh"
 # The release's tools: the SBOM generator, oras (make publish) and a local

@@ -29,6 +29,21 @@ pub const TERMINATING: &str = "Terminating";
 /// The summary of a suspended runtime.
 pub const SUSPENDED: &str = "Suspended";
 
+/// The summary of a ready runtime whose rollout of the operator's new pod
+/// template waits for a turn (`--max-concurrent-rollouts`).
+pub const WAITING_FOR_TURN: &str = "Ready, rollout waits its turn";
+
+/// Whether the runtime's rollout of the operator's new pod template waits
+/// for a turn.
+pub fn waiting_for_turn(rt: &TrussiumRuntime) -> bool {
+    rt.status
+        .as_ref()
+        .and_then(|s| s.condition(condition_type::PROGRESSING))
+        .is_some_and(|c| {
+            status_is(c, ConditionStatus::True) && c.reason == reason::WAITING_FOR_TURN
+        })
+}
+
 /// Whether the runtime is being deleted.
 pub fn terminating(rt: &TrussiumRuntime) -> bool {
     rt.metadata.deletion_timestamp.is_some()
@@ -124,6 +139,10 @@ pub fn summary(rt: &TrussiumRuntime) -> (Health, String) {
     if is(condition_type::READY, ConditionStatus::True) {
         if cond(condition_type::READY).is_some_and(|c| c.reason == reason::SCALED_TO_ZERO) {
             return (Health::Neutral, "Scaled to zero".to_string());
+        }
+        // Serving; the new operator version's pod template comes later.
+        if waiting_for_turn(rt) {
+            return (Health::Good, WAITING_FOR_TURN.to_string());
         }
         return (Health::Good, "Ready".to_string());
     }
@@ -463,11 +482,17 @@ mod tests {
             (Health::Warn, "Upgrading to v1.23.0".to_string())
         );
         let set = |rt: &mut TrussiumRuntime, t: &str, s: &str, r: &str| {
-            if let Some(status) = rt.status.as_mut()
-                && let Some(c) = status.conditions.iter_mut().find(|c| c.type_ == t)
-            {
-                c.status = s.into();
-                c.reason = r.into();
+            if let Some(status) = rt.status.as_mut() {
+                if !status.conditions.iter().any(|c| c.type_ == t) {
+                    status.conditions.push(Condition {
+                        type_: t.into(),
+                        ..status.conditions[0].clone()
+                    });
+                }
+                if let Some(c) = status.conditions.iter_mut().find(|c| c.type_ == t) {
+                    c.status = s.into();
+                    c.reason = r.into();
+                }
             }
         };
         set(&mut rt, "Upgrading", "False", "UpgradeFailed");
@@ -475,6 +500,12 @@ mod tests {
         set(&mut rt, "Upgrading", "False", "UpgradeComplete");
         set(&mut rt, "Ready", "True", "RuntimeReady");
         assert_eq!(summary(&rt), (Health::Good, "Ready".to_string()));
+        set(&mut rt, "Progressing", "True", "WaitingForTurn");
+        assert_eq!(
+            summary(&rt),
+            (Health::Good, "Ready, rollout waits its turn".to_string())
+        );
+        set(&mut rt, "Progressing", "False", "ReconciliationComplete");
         set(&mut rt, "Ready", "True", "ScaledToZero");
         assert_eq!(
             summary(&rt),

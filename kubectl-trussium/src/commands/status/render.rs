@@ -16,7 +16,7 @@ use crate::diagnosis::render::pods_table;
 use crate::fetched::Fetched;
 use crate::interpret::{
     TERMINATING, condition_health, desired_replicas, next_steps, ordered_conditions, summary,
-    terminating,
+    terminating, waiting_for_turn,
 };
 use crate::output::{Health, Palette};
 use crate::runtime_events;
@@ -92,10 +92,12 @@ fn render_table(
         let desired = desired_replicas(rt);
         let count = ready.map_or("-".to_string(), |r| r.to_string());
         // Suspended: the count as it is, and that nothing will move it.
+        // Queued: a rollout of the operator's new template waits its turn.
         let suspended = suspension(&rt.metadata).is_suspended();
         let ready_text = match ready {
             _ if terminating(rt) => TERMINATING.to_string(),
             _ if suspended => format!("{count} SUSPENDED"),
+            _ if waiting_for_turn(rt) => format!("{count} QUEUED"),
             _ => count,
         };
         let ready_health = match (ready, desired) {

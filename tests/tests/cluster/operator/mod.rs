@@ -18,3 +18,4 @@ mod resources;
 mod secrets;
 mod security;
 mod single_namespace;
+mod turns;
