@@ -26,6 +26,9 @@ pub enum Ending<T> {
     Done {
         outcome: T,
         seconds: u64,
+        /// Whether a progress line was shown: false when the first answer
+        /// was already the end.
+        waited: bool,
     },
     /// The deadline passed; what it last waited for.
     TimedOut {
@@ -72,12 +75,16 @@ where
                     return Ok(Ending::Done {
                         outcome,
                         seconds: progress.seconds(),
+                        waited: progress.shown(),
                     });
                 }
                 Judgment::Waiting(text) => last = text,
             }
         }
-        progress.update(&format!("{}: {last}", watching.label), watching.palette)?;
+        // Nothing is said before the first answer: it may well be the end.
+        if latest.is_some() || progress.seconds() >= 1 {
+            progress.update(&format!("{}: {last}", watching.label), watching.palette)?;
+        }
         tokio::select! {
             _ = tokio::time::sleep_until(deadline) => {
                 progress.clear()?;
@@ -135,6 +142,11 @@ impl ProgressLine {
     /// Whether it redraws (a terminal), so that the follower ticks it.
     fn redraws(&self) -> bool {
         self.tty
+    }
+
+    /// Whether anything was shown.
+    fn shown(&self) -> bool {
+        !self.last.is_empty()
     }
 
     /// Seconds since [`ProgressLine::start`].

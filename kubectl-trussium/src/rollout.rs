@@ -356,6 +356,7 @@ impl Rollout<'_> {
             Ending::Done {
                 outcome: Ok(rt),
                 seconds,
+                ..
             } => output::println(&format!(
                 "{} {name} {}{to} ({}) in {seconds}s",
                 palette.good("✓"),

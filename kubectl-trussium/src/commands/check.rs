@@ -13,7 +13,7 @@ use trussium_api::TrussiumRuntime;
 use trussium_api::crd::{STORAGE_VERSION, is_established, version_of};
 use trussium_api::image::split_reference;
 use trussium_api::kubernetes::{Minor, Outside, SupportedRange, supported_range};
-use trussium_api::operator::OperatorArgs;
+use trussium_api::operator::{LEASE_NAME_DEFAULT, OperatorArgs};
 use trussium_api::status::ConditionStatus;
 
 use crate::access::{self, Permission};
@@ -182,13 +182,16 @@ async fn gather(flags: &GlobalFlags, operator_namespace: &str) -> Vec<Finding> {
     let deployment = match deployment {
         Ok(Some(d)) => d,
         Ok(None) => {
-            outcomes.push(failed(
-                format!(
-                    "no operator Deployment {deployment_name} in namespace {operator_namespace}"
-                ),
-                "install it: `kubectl trussium install --wait` (or pass --operator-namespace where it runs)",
+            // An operator may run outside the cluster (make run, make demo,
+            // a debugger): its Lease tells. Unreadable counts as none.
+            let leases: Api<Lease> = Api::namespaced(target.client.clone(), operator_namespace);
+            let lease = leases.get_opt(LEASE_NAME_DEFAULT).await.ok().flatten();
+            outcomes.extend(judge_missing_deployment(
+                lease.as_ref(),
+                operator_namespace,
+                &deployment_name,
+                Timestamp::now(),
             ));
-            outcomes.extend(skip(3, "no operator Deployment"));
             outcomes.push(access(&target, &namespace).await);
             return findings(outcomes, "");
         }
@@ -444,6 +447,50 @@ fn judge_no_election(replicas: i32) -> Outcome {
     } else {
         passed("leader election is off (--leader-elect=false); one replica reconciles")
     }
+}
+
+/// The Deployment, version, Lease and scope checks when there is no
+/// operator Deployment: failed, unless a fresh Lease of the default name
+/// says an operator runs outside the cluster.
+fn judge_missing_deployment(
+    lease: Option<&Lease>,
+    operator_namespace: &str,
+    deployment_name: &str,
+    now: Timestamp,
+) -> Vec<Outcome> {
+    let missing =
+        format!("no operator Deployment {deployment_name} in namespace {operator_namespace}");
+    let led = lease.map(|l| judge_lease(Some(l), operator_namespace, LEASE_NAME_DEFAULT, "", now));
+    let Some(lead @ Passed { .. }) = led else {
+        let mut outcomes = vec![failed(
+            missing,
+            "install it: `kubectl trussium install --wait` (or pass --operator-namespace where it runs)",
+        )];
+        outcomes.extend(skip(3, "no operator Deployment"));
+        return outcomes;
+    };
+    let holder = lease
+        .and_then(|l| l.spec.as_ref()?.holder_identity.clone())
+        .unwrap_or_default();
+    let outside = "the operator runs outside the cluster";
+    vec![
+        Warning {
+            message: format!(
+                "{missing}, but {} holds the Lease {operator_namespace}/{LEASE_NAME_DEFAULT}: an operator runs outside the cluster (make run or make demo, say)",
+                terminal::safe(&holder)
+            ),
+            next_step:
+                "fine for development; to run it in the cluster: `kubectl trussium install --wait`"
+                    .to_string(),
+        },
+        Skipped {
+            message: format!("not checked: {outside}, its version is not known"),
+        },
+        lead,
+        Skipped {
+            message: format!("not checked: {outside}, its arguments are not known"),
+        },
+    ]
 }
 
 fn judge_lease(
@@ -767,6 +814,57 @@ mod tests {
                      "renewTime": renewed.map(|s| at(s).to_string())}
         }))
         .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn no_deployment_but_a_fresh_lease_is_an_operator_outside_the_cluster() {
+        let judge = |l: Option<&Lease>| {
+            judge_missing_deployment(l, "trussium-system", "trussium-operator", at(0))
+                .iter()
+                .map(message)
+                .collect::<Vec<_>>()
+        };
+        let outside = judge(Some(&lease(Some("laptop_4242"), Some(-2))));
+        assert_eq!(outside.len(), 4);
+        assert_eq!(
+            outside[0],
+            "no operator Deployment trussium-operator in namespace trussium-system, but laptop_4242 holds the Lease trussium-system/trussium-operator: an operator runs outside the cluster (make run or make demo, say) → fine for development; to run it in the cluster: `kubectl trussium install --wait`"
+        );
+        assert!(
+            outside[1].contains("its version is not known"),
+            "{outside:?}"
+        );
+        assert!(outside[2].starts_with("laptop_4242 leads"), "{outside:?}");
+        assert!(
+            outside[3].contains("its arguments are not known"),
+            "{outside:?}"
+        );
+        let outcomes = judge_missing_deployment(
+            Some(&lease(Some("x"), Some(-2))),
+            "trussium-system",
+            "trussium-operator",
+            at(0),
+        );
+        assert!(matches!(outcomes[0], Warning { .. }));
+        // No Lease, a stale one or a released one: no operator at all.
+        for lease in [
+            None,
+            Some(lease(Some("laptop_4242"), Some(-600))),
+            Some(lease(None, Some(-1))),
+        ] {
+            let outcomes = judge_missing_deployment(
+                lease.as_ref(),
+                "trussium-system",
+                "trussium-operator",
+                at(0),
+            );
+            assert!(
+                matches!(outcomes[0], Failed { .. }),
+                "{:?}",
+                judge(lease.as_ref())
+            );
+            assert_eq!(outcomes.len(), 4);
+        }
     }
 
     #[test]

@@ -489,10 +489,18 @@ async fn wait_available(
         Ending::Done {
             outcome: Availability::Available { ready },
             seconds,
-        } => output::println(&format!(
-            "{} the operator is available ({ready}/{desired} ready) in {seconds}s",
-            palette.good("✓")
-        )),
+            waited,
+        } => {
+            let took = if waited {
+                format!(" in {seconds}s")
+            } else {
+                String::new()
+            };
+            output::println(&format!(
+                "{} the operator is available ({ready}/{desired} ready){took}",
+                palette.good("✓")
+            ))
+        }
         Ending::Done {
             outcome: Availability::Failed(message),
             ..
