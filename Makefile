@@ -139,6 +139,10 @@ RELEASE_TAG ?=
 release: ## dist/: plugin for 5 platforms (with man pages), image index, SBOMs, chart, krew manifest, crds.yaml, install.yaml, SHA256SUMS
 	RELEASE_BASE_URL=$(RELEASE_BASE_URL) RELEASE_TAG=$(RELEASE_TAG) scripts/release.sh
 
+.PHONY: push
+push: ## Push make image's index (with SBOMs) to IMAGE=registry.example/team/trussium-operator[:tag]; prints the reference by digest to install
+	IMAGE=$(IMAGE) scripts/push.sh
+
 .PHONY: publish
 publish: ## Push make release's image index (with SBOMs) and chart to OCI registries (IMAGE_REPOSITORY=..., CHART_REPOSITORY=...)
 	scripts/publish.sh

@@ -32,6 +32,7 @@ pub mod oci;
 mod operator;
 mod permissions;
 mod plugin;
+mod registry;
 mod relay;
 mod release;
 mod replica;
@@ -73,6 +74,7 @@ pub use plugin::{
     PluginOutput, ensure_contains, ensure_exit, kubectl_trussium, kubectl_trussium_as, path_with,
     plugin, plugin_dir, plugin_in, run_to_end, target_debug_dir,
 };
+pub use registry::Registry;
 pub use relay::{Relay, api_server_address};
 pub use release::{
     LockedCrate, RELEASE_DIST_ENV, VERSION, binary_kind, cargo_lock, crates_named_in,

@@ -3,8 +3,11 @@
 //! a kubelet would (a TokenRequest token of the operator's ServiceAccount,
 //! `ca.crt` and `namespace` under /var/run/secrets/kubernetes.io/serviceaccount,
 //! KUBERNETES_SERVICE_HOST/PORT), with the arguments, environment, user and
-//! security context of deploy/operator/deployment.yaml. The image is the
-//! linux/amd64 one of the release bundle's image index.
+//! security context of the Deployment `kubectl trussium install` made. The
+//! image takes the published path: the release bundle's image index pushed
+//! with `make push` to a local registry, installed with `kubectl trussium
+//! install --image <registry>/…@sha256:…`, and its linux/amd64 image pulled
+//! back from the registry by that digest.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -20,34 +23,70 @@ use serde_json::{Value, json};
 use tokio::process::Command;
 use tokio::time::Instant;
 use trussium_api::TrussiumRuntime;
-use trussium_e2e::oci::{Index, Layout};
 use trussium_e2e::{
     ANY_LOOPBACK_PORT, Audit, BoxError, Endpoint, LoggedEndpoints, OPERATOR_NAMESPACE,
-    OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, TestNamespace, TestResult, VERSION, admin_kubeconfig,
-    e2e_dir, http_get, image_archive, install, install_leader_election_rbac, is_ready, minimal,
-    release_dist, repo_root, require_cluster, wait_for,
+    OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, Registry, TestNamespace, TestResult, admin_kubeconfig,
+    e2e_dir, ensure, ensure_exit, http_get, image_archive, install, install_leader_election_rbac,
+    is_ready, minimal, plugin, release_dist, repo_root, require_cluster, wait_for,
 };
 
 const START: Duration = Duration::from_secs(90);
 const SERVICE_ACCOUNT_DIR: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 
-/// The linux/amd64 image of the release bundle's image index (make test
-/// builds the bundle with the cheap `cross-check` profile), unpacked into
-/// `work` as a layout holding that image alone, as `<layout>:<tag>` for umoci.
-fn image(work: &Path) -> Result<String, BoxError> {
-    let layout = Layout::unpack(&image_archive(&release_dist()?), &work.join("oci"))?;
-    let index: Index = layout.json(&layout.tagged(&format!("v{VERSION}"))?)?;
-    let amd64 = index
-        .manifests
-        .iter()
-        .find(|m| {
-            m.platform
-                .as_ref()
-                .is_some_and(|p| p.architecture == "amd64")
-        })
-        .ok_or("the image index has no linux/amd64 image")?;
-    layout.keep_only(amd64, "amd64")?;
-    Ok(format!("{}:amd64", layout.dir.display()))
+/// `make push` of the release bundle's image index (make test builds the
+/// bundle with the cheap `cross-check` profile) to `registry`: the
+/// reference by digest it prints.
+async fn pushed(registry: &Registry) -> Result<String, BoxError> {
+    let repository = format!("{}/team/trussium-operator", registry.address);
+    let out = Command::new("make")
+        .args([
+            "--no-print-directory",
+            "push",
+            &format!("IMAGE={repository}"),
+        ])
+        .current_dir(repo_root())
+        .env("IMAGE_LAYOUT", image_archive(&release_dist()?))
+        .env("PLAIN_HTTP", "1")
+        .stdin(Stdio::null())
+        .output()
+        .await?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!(
+            "make push: {}\n{stdout}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    let reference = stdout
+        .lines()
+        .last()
+        .filter(|l| l.starts_with(&format!("{repository}@sha256:")))
+        .ok_or_else(|| format!("make push printed no reference by digest:\n{stdout}"))?;
+    Ok(reference.to_string())
+}
+
+/// The linux/amd64 image of `reference`, pulled back from the registry by
+/// its digest into an OCI layout under `work`, as `<layout>:<tag>` for umoci.
+async fn pulled(reference: &str, work: &Path) -> Result<String, BoxError> {
+    let tool = repo_root().join("scripts/tool.sh");
+    let oras = run(&tool.to_string_lossy(), &["oras"]).await?;
+    let target = format!("{}:amd64", work.join("pulled").display());
+    run(
+        oras.trim(),
+        &[
+            "cp",
+            "--from-plain-http",
+            "--platform",
+            "linux/amd64",
+            reference,
+            "--to-oci-layout",
+            &target,
+        ],
+    )
+    .await?;
+    Ok(target)
 }
 
 async fn run(program: &str, args: &[&str]) -> Result<String, BoxError> {
@@ -64,10 +103,13 @@ async fn run(program: &str, args: &[&str]) -> Result<String, BoxError> {
     Ok(String::from_utf8_lossy(&output.stdout).to_string())
 }
 
-/// The shipped manifest's operator container and pod security context.
-fn shipped_deployment() -> Result<Deployment, BoxError> {
-    let path = repo_root().join("deploy/operator/deployment.yaml");
-    Ok(serde_yaml::from_str(&std::fs::read_to_string(path)?)?)
+/// The operator Deployment `kubectl trussium install` made.
+async fn installed_deployment(admin: &Client) -> Result<Deployment, BoxError> {
+    Ok(
+        Api::<Deployment>::namespaced(admin.clone(), OPERATOR_NAMESPACE)
+            .get("trussium-operator")
+            .await?,
+    )
 }
 
 /// What the kubelet mounts: a token of the operator's ServiceAccount, the
@@ -265,7 +307,30 @@ async fn the_image_runs_as_a_container_with_in_cluster_configuration() -> TestRe
     install(&admin).await?;
     install_leader_election_rbac(&admin).await?;
     let work = e2e_dir().join(&ns.name);
-    let image = image(&work)?;
+    std::fs::create_dir_all(&work)?;
+    // The published-image path: pushed, installed by digest, pulled back.
+    let registry = Registry::start()?;
+    let pushing = Instant::now();
+    let reference = pushed(&registry).await?;
+    println!(
+        "make push to {}: {:.1}s, {reference}",
+        registry.address,
+        pushing.elapsed().as_secs_f64()
+    );
+    let out = plugin(&["install", "--image", &reference]).await?;
+    ensure_exit(&out, 0, "kubectl trussium install --image")?;
+    let deployment = installed_deployment(&admin).await?;
+    let installed_image = deployment
+        .spec
+        .as_ref()
+        .and_then(|s| s.template.spec.as_ref())
+        .and_then(|p| p.containers.first())
+        .and_then(|c| c.image.clone());
+    ensure(
+        installed_image.as_deref() == Some(reference.as_str()),
+        format!("the installed Deployment runs {installed_image:?}, not {reference}"),
+    )?;
+    let image = pulled(&reference, &work).await?;
     let bundle = work.join("bundle");
     let state = work.join("runc");
     std::fs::create_dir_all(&state)?;
@@ -278,7 +343,6 @@ async fn the_image_runs_as_a_container_with_in_cluster_configuration() -> TestRe
     service_account_dir(&admin, &service_account).await?;
     let config_path = bundle.join("config.json");
     let mut config: Value = serde_json::from_str(&std::fs::read_to_string(&config_path)?)?;
-    let deployment = shipped_deployment()?;
     container_config(&mut config, &deployment, &service_account)?;
     std::fs::write(&config_path, serde_json::to_string_pretty(&config)?)?;
 
@@ -395,6 +459,11 @@ async fn the_image_runs_as_a_container_with_in_cluster_configuration() -> TestRe
         );
     }
     let _ = std::fs::remove_dir_all(&work);
+    // What install added (the operator Deployment) goes; the next test
+    // installs what it needs.
+    if let Err(err) = plugin(&["uninstall", "--force"]).await {
+        eprintln!("kubectl trussium uninstall --force: {err}");
+    }
     ns.delete().await;
     outcome
 }

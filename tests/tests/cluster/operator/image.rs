@@ -22,7 +22,7 @@ use trussium_e2e::oci::{
     Descriptor, IMAGE_INDEX, IMAGE_MANIFEST, ImageConfig, Index, Layout, Manifest,
 };
 use trussium_e2e::{
-    BoxError, Operator, TestNamespace, TestResult, VERSION, binary_kind, cargo_lock,
+    BoxError, Operator, Registry, TestNamespace, TestResult, VERSION, binary_kind, cargo_lock,
     crates_named_in, e2e_dir, http_request, image_archive, is_ready, minimal, release_dist,
     repo_root, require_cluster, wait_for,
 };
@@ -445,55 +445,13 @@ async fn a_release_whose_sbom_does_not_match_cargo_lock_fails_naming_the_crate()
     Ok(())
 }
 
-/// The test registry (tools/registry: go-containerregistry's, with the OCI
-/// 1.1 referrers API), on a free port; killed when dropped.
-struct Registry {
-    child: std::process::Child,
-    address: std::net::SocketAddr,
-}
-
-impl Drop for Registry {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_registry() -> Result<Registry, BoxError> {
-    use std::io::BufRead;
-    let tool = std::process::Command::new(repo_root().join("scripts/tool.sh"))
-        .arg("registry")
-        .stderr(Stdio::inherit())
-        .output()?;
-    assert!(tool.status.success(), "scripts/tool.sh registry");
-    let program = String::from_utf8_lossy(&tool.stdout).trim().to_string();
-    let mut child = std::process::Command::new(program)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()?;
-    let stdout = child.stdout.take();
-    let mut first = String::new();
-    if let Some(stdout) = stdout {
-        std::io::BufReader::new(stdout).read_line(&mut first)?;
-    }
-    let address = match first.trim().strip_prefix("serving on ").map(str::parse) {
-        Some(Ok(address)) => address,
-        _ => {
-            let _ = child.kill();
-            return Err(format!("the registry said {first:?}").into());
-        }
-    };
-    Ok(Registry { child, address })
-}
-
 #[tokio::test]
 #[ignore = "needs the release bundle (make test)"]
 async fn make_publish_pushes_the_index_and_its_sboms_to_a_registry() -> TestResult {
     let dist = release_dist()?;
     let work = work_dir("publish")?;
     let (layout, index) = unpacked(&work)?;
-    let registry = start_registry()?;
+    let registry = Registry::start()?;
     let repository = format!("{}/trussium/operator", registry.address);
     let outputs = work.join("github-output");
 
