@@ -9,10 +9,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 cd "$root"
+# However it ends, the plain operator is what target/debug holds afterwards.
+trap 'cargo build --quiet -p trussium-operator --bin trussium-operator' EXIT
 cargo build --quiet -p trussium-operator --bin trussium-operator --features next-template-default
 cp "$target/debug/trussium-operator" "$target/debug/trussium-operator-next.tmp"
 mv "$target/debug/trussium-operator-next.tmp" "$target/debug/trussium-operator-next"
 cargo build --quiet -p trussium-operator --bin trussium-operator
+trap - EXIT
 if cmp -s "$target/debug/trussium-operator" "$target/debug/trussium-operator-next"; then
   echo "next-operator.sh: the plain operator was not put back" >&2
   exit 1

@@ -10,8 +10,8 @@
 //! someone else changed.
 //!
 //! Pure: [`cause`] tells why applying would roll pods, [`Turns`] keeps the
-//! turns; the reconcile asks, and leaves a waiting runtime's Deployment as
-//! it is.
+//! turns; the reconcile asks, and applies a waiting runtime's Deployment
+//! with the pod template it runs (so a scale still goes through).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -22,7 +22,7 @@ use trussium_api::TrussiumRuntime;
 use trussium_api::restart::RESTARTED_AT;
 
 use crate::drift::{differs_at, drifted};
-use crate::resources::CONFIG_HASH_ANNOTATION;
+use crate::resources::{APPLIED_FROM_ANNOTATION, CONFIG_HASH_ANNOTATION};
 
 /// Why applying the desired Deployment over the observed one would roll the
 /// runtime's pods, if it would.
@@ -30,9 +30,9 @@ use crate::resources::CONFIG_HASH_ANNOTATION;
 pub enum Cause {
     /// The pod template stays as it is.
     NoRoll,
-    /// The owner asked for it: the spec changed since the operator last
-    /// reported on it, a restart, or the configuration's content (a
-    /// rotated Secret) changed.
+    /// The owner asked for it: what of the owner's the pods are built from
+    /// (the spec, a restart, a rotated Secret) changed since the
+    /// Deployment was last applied.
     Owner,
     /// Someone else changed the template; the apply puts it back.
     Repair,
@@ -60,14 +60,29 @@ pub fn cause(rt: &TrussiumRuntime, desired: &Deployment, observed: &Deployment) 
     if drifted(desired, observed) {
         return Cause::Repair;
     }
-    let reported = rt.status.as_ref().and_then(|s| s.observed_generation);
-    let annotation = |t: &Value, key: &str| {
-        t.pointer(&format!("/metadata/annotations/{}", key.replace('/', "~1")))
+    let from = |d: &Deployment| {
+        d.metadata
+            .annotations
+            .as_ref()?
+            .get(APPLIED_FROM_ANNOTATION)
             .cloned()
     };
-    let asked = reported != rt.metadata.generation
-        || annotation(&want, RESTARTED_AT) != annotation(&have, RESTARTED_AT)
-        || annotation(&want, CONFIG_HASH_ANNOTATION) != annotation(&have, CONFIG_HASH_ANNOTATION);
+    let asked = match from(observed) {
+        Some(applied) => from(desired) != Some(applied),
+        // A Deployment of a release before the stamp: the spec read since,
+        // the restart and the configuration (with the Secrets' versions)
+        // tell as well as they can.
+        None => {
+            let annotation = |t: &Value, key: &str| {
+                t.pointer(&format!("/metadata/annotations/{}", key.replace('/', "~1")))
+                    .cloned()
+            };
+            rt.status.as_ref().and_then(|s| s.observed_generation) != rt.metadata.generation
+                || annotation(&want, RESTARTED_AT) != annotation(&have, RESTARTED_AT)
+                || annotation(&want, CONFIG_HASH_ANNOTATION)
+                    != annotation(&have, CONFIG_HASH_ANNOTATION)
+        }
+    };
     if asked { Cause::Owner } else { Cause::Operator }
 }
 
@@ -91,14 +106,18 @@ pub enum Progress {
     Gone,
 }
 
-/// How the Deployment `d` is doing with the template applied on a turn
-/// given when its generation was `given_at`: rolling until a later
-/// generation shows the apply landed.
-pub fn progress(d: Option<&Deployment>, given_at: Option<i64>) -> Progress {
+/// How the Deployment `d` is doing with the template applied on the turn
+/// `given`: rolling until a later generation of the same Deployment shows
+/// the apply landed; a Deployment made afresh since (deleted, or its
+/// runtime made anew) is another one, and the turn passes on.
+pub fn progress(d: Option<&Deployment>, given: &Given) -> Progress {
     let Some(d) = d else {
         return Progress::Gone;
     };
-    if d.metadata.generation <= given_at {
+    if d.metadata.uid != given.deployment_uid {
+        return Progress::Gone;
+    }
+    if d.metadata.generation <= given.deployment_generation {
         return Progress::Rolling;
     }
     let status = d.status.clone().unwrap_or_default();
@@ -123,27 +142,33 @@ pub fn progress(d: Option<&Deployment>, given_at: Option<i64>) -> Progress {
     }
 }
 
-/// A turn given: what the owner had asked for then (a new generation or
-/// restart means the owner took the runtime over, and the turn passes on),
-/// and the Deployment's generation before the apply.
+/// A turn given: what the owner had asked for then (a new runtime,
+/// generation or restart means the owner took over, and the turn passes
+/// on), and the Deployment before the apply.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Given {
+    pub uid: Option<String>,
     pub generation: Option<i64>,
     pub restarted_at: Option<String>,
+    pub deployment_uid: Option<String>,
     pub deployment_generation: Option<i64>,
 }
 
 impl Given {
     pub fn of(rt: &TrussiumRuntime, observed: &Deployment) -> Self {
         Given {
+            uid: rt.metadata.uid.clone(),
             generation: rt.metadata.generation,
             restarted_at: trussium_api::restart::restarted_at(&rt.metadata).map(str::to_string),
+            deployment_uid: observed.metadata.uid.clone(),
             deployment_generation: observed.metadata.generation,
         }
     }
 
     fn same_owner_ask(&self, other: &Given) -> bool {
-        self.generation == other.generation && self.restarted_at == other.restarted_at
+        self.uid == other.uid
+            && self.generation == other.generation
+            && self.restarted_at == other.restarted_at
     }
 }
 
@@ -216,15 +241,18 @@ impl Turns {
 
     /// `key` needs a turn to roll; `given` is what its owner asks for now,
     /// `progress` how the Deployment of a runtime holding a turn is doing
-    /// (see [`progress`]).
+    /// (see [`progress`]), `exists` whether a runtime is still there (a
+    /// deleted one stops waiting at once).
     pub fn ask(
         &mut self,
         key: &Key,
         given: Given,
         now: Instant,
         progress: impl Fn(&Key, &Given) -> Progress,
+        exists: impl Fn(&Key) -> bool,
     ) -> Turn {
         self.pass_on(&progress);
+        self.waiting.retain(|k, _| k == key || exists(k));
         if self.holding.contains_key(key) {
             // Given before; the apply did not land yet (or failed): again.
             return Turn::Go;

@@ -28,7 +28,10 @@ use crate::events::announcement::revert_event_name;
 use crate::events::object::event;
 use crate::events::{MAX_NOTE_BYTES, Reason, Transition};
 use crate::references::{ReferenceCheck, check_references, referenced_secrets};
-use crate::resources::{BuildContext, DesiredResources, build, same_controller};
+use crate::resources::deployment::with_template_of;
+use crate::resources::{
+    BuildContext, DesiredResources, build, same_controller, with_owner_version_of,
+};
 use crate::reverted::{QUIET, Reverted, note};
 use crate::status::conditions::truncated;
 use crate::status::stalled::Stall;
@@ -36,9 +39,10 @@ use crate::turns::{self, Cause, Given, Turn, Waiting};
 
 /// What the writes of one reconcile came to.
 enum Outcome {
-    /// Every owned object is as desired, but for a Deployment waiting for a
-    /// turn to roll (see [`crate::turns`]); the Deployment as it now is, and
-    /// how many objects were written (created, changed or deleted).
+    /// Every owned object is as desired, but for the pod template of a
+    /// Deployment waiting for a turn to roll (see [`crate::turns`]); the
+    /// Deployment as it now is, and how many objects were written (created,
+    /// changed or deleted).
     Applied(Arc<Deployment>, usize, Option<Waiting>),
     /// Nothing was written: the runtime is suspended.
     Suspended(Option<Arc<Deployment>>),
@@ -215,20 +219,26 @@ async fn write(
     // A missing Secret or an invalid spec blocks every write: nothing is
     // created or updated until the reference resolves (the Secret watch
     // brings us back then) or the spec is fixed.
+    let namespace = rt.namespace().unwrap_or_default();
+    let name = rt.name_any();
+    // Nothing is applied on these paths: a turn to roll (see `turns`) is
+    // neither waited for nor held meanwhile.
+    let no_turn = || lock(&ctx.turns).forget(&(namespace.clone(), name.clone()));
     let ReferenceCheck::Resolved { versions } = references else {
+        no_turn();
         return ControlFlow::Continue(Outcome::Blocked(observed));
     };
     // Suspended: hands off. Nothing is created, changed or deleted (hand
     // changes stay); the status reports the objects as they are.
     if suspension(&rt.metadata).is_suspended() {
+        no_turn();
         return ControlFlow::Continue(Outcome::Suspended(observed));
     }
-    let namespace = rt.namespace().unwrap_or_default();
-    let name = rt.name_any();
     // Stalled for this spec: the same write would be refused the same way
     // (see `stalls`); reported again without sending it.
     let generation = rt.metadata.generation;
     if let Some(stall) = ctx.stalls.held(&namespace, &name, generation, ctx.resync) {
+        no_turn();
         return ControlFlow::Continue(Outcome::Refused(observed, stall));
     }
     let build_ctx = BuildContext {
@@ -238,13 +248,25 @@ async fn write(
     };
     let desired = match build(rt, &build_ctx) {
         Ok(desired) => desired,
-        Err(err) => return ControlFlow::Continue(Outcome::Failed(observed, err.to_string())),
+        Err(err) => {
+            no_turn();
+            return ControlFlow::Continue(Outcome::Failed(observed, err.to_string()));
+        }
     };
+    let mut desired = desired;
     let waiting = observed
         .as_ref()
         .and_then(|observed| turn(ctx, rt, &desired.deployment, observed));
-    let hold = waiting.as_ref().and(observed.clone());
-    let failed = match apply_all(ctx, rt, &namespace, desired, hold).await {
+    // Waiting: the Deployment keeps the pod template it runs; anything else
+    // of it, a scale say, is applied.
+    if waiting.is_some()
+        && let Some(held) = observed
+            .as_deref()
+            .and_then(|observed| with_template_of(&desired.deployment, observed))
+    {
+        desired.deployment = held;
+    }
+    let failed = match apply_all(ctx, rt, &namespace, desired).await {
         Ok((applied, changed)) => {
             ctx.grace.clear(&namespace, &name);
             ctx.stalls.forget(&namespace, &name);
@@ -286,17 +308,21 @@ fn turn(
     // Someone else's Deployment under the runtime's name is reported by the
     // apply, never waited for.
     let ours = same_controller(&desired.metadata, &observed.metadata);
+    // As the apply compares it: kept on an earlier release's owner reference.
+    let kept = with_owner_version_of(desired, observed.as_ref());
+    let desired = kept.as_ref().unwrap_or(desired);
     if !ours || turns::cause(rt, desired, observed) != Cause::Operator {
         lock(&ctx.turns).not_needed(&key, &given);
         return None;
     }
-    let deployments = &ctx.caches.deployments;
-    let turn = lock(&ctx.turns).ask(&key, given, Instant::now(), |(ns, name), given| {
-        turns::progress(
-            deployments.get(ns, name).as_deref(),
-            given.deployment_generation,
-        )
-    });
+    let caches = &ctx.caches;
+    let turn = lock(&ctx.turns).ask(
+        &key,
+        given,
+        Instant::now(),
+        |(ns, name), given| turns::progress(caches.deployments.get(ns, name).as_deref(), given),
+        |(ns, name)| caches.runtimes.get(ns, name).is_some(),
+    );
     match turn {
         Turn::Go => {
             tracing::info!(namespace = %key.0, name = %key.1, "rolling out the new version's pod template on its turn");
@@ -373,15 +399,13 @@ async fn check_secrets(ctx: &Context, rt: &TrussiumRuntime, namespace: &str) -> 
 }
 
 /// Applies every owned object, in two stages, and removes the optional ones
-/// that are no longer wanted; the Deployment is left as it is when `hold`
-/// is given (it waits for a turn). Returns the Deployment as stored, and
-/// how many objects were written.
+/// that are no longer wanted. Returns the Deployment as stored, and how many
+/// objects were written.
 async fn apply_all(
     ctx: &Context,
     rt: &TrussiumRuntime,
     namespace: &str,
     desired: DesiredResources,
-    hold: Option<Arc<Deployment>>,
 ) -> Result<(Arc<Deployment>, usize), Failed> {
     // Destructured without `..`: a new owned kind that is never applied does
     // not compile.
@@ -418,14 +442,8 @@ async fn apply_all(
         writer.ensure(&caches.services, &service),
         writer.optional(&caches.network_policies, network_policy.as_ref(), false),
     )?;
-    let deployment_written = async {
-        match hold {
-            Some(held) => Ok(held),
-            None => writer.ensure(&caches.deployments, &deployment).await,
-        }
-    };
     let (deployment, ..) = tokio::try_join!(
-        deployment_written,
+        writer.ensure(&caches.deployments, &deployment),
         writer.ensure(&caches.pod_disruption_budgets, &pod_disruption_budget),
         writer.optional(&caches.network_policies, None, network_policy.is_none()),
         writer.optional(

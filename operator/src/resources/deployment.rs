@@ -7,7 +7,8 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use trussium_api::TrussiumRuntime;
 
 use super::{
-    BuildContext, BuildError, autoscaling_bounds, hash, object_meta, pod, runtime_name, selector,
+    APPLIED_FROM_ANNOTATION, BuildContext, BuildError, autoscaling_bounds, hash, object_meta, pod,
+    runtime_name, selector,
 };
 
 /// The runtime Deployment.
@@ -17,8 +18,11 @@ use super::{
 /// change the operator has to apply.
 pub fn deployment(rt: &TrussiumRuntime, ctx: &BuildContext) -> Result<Deployment, BuildError> {
     let autoscaling = autoscaling_bounds(rt)?.is_some();
+    let mut metadata = object_meta(rt)?;
+    let from = hash::applied_from(rt, ctx.secret_versions)?;
+    metadata.annotations = Some([(APPLIED_FROM_ANNOTATION.to_string(), from)].into());
     let mut deployment = Deployment {
-        metadata: object_meta(rt)?,
+        metadata,
         spec: Some(DeploymentSpec {
             replicas: Some(replicas(rt, ctx)?),
             // Immutable once created: only ever the selector labels.
@@ -54,6 +58,16 @@ fn without_replicas(deployment: &Deployment) -> Deployment {
         spec.replicas = None;
     }
     without
+}
+
+/// `desired` as it is applied while its new pod template waits for a turn
+/// (see `crate::turns`): everything as desired (a scale goes through) but
+/// the pod template, which stays as `observed` runs it. `None` when either
+/// has no spec.
+pub fn with_template_of(desired: &Deployment, observed: &Deployment) -> Option<Deployment> {
+    let mut held = desired.clone();
+    held.spec.as_mut()?.template = observed.spec.as_ref()?.template.clone();
+    hash::AppliedHash::restamped_like(held, desired)
 }
 
 /// A Deployment's hash leaves `spec.replicas` out while autoscaling (see
@@ -94,7 +108,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::super::tests::{Result, TestContext, context, fixture, json_of};
-    use super::super::{APPLIED_HASH_ANNOTATION, CONFIG_HASH_ANNOTATION};
+    use super::super::{APPLIED_FROM_ANNOTATION, APPLIED_HASH_ANNOTATION, CONFIG_HASH_ANNOTATION};
     use super::*;
     use crate::config::OperatorConfig;
 
@@ -107,6 +121,75 @@ mod tests {
             .as_str()
             .ok_or("no applied hash")?
             .to_string())
+    }
+
+    /// What the pods are built from, as the Deployment's annotation says.
+    fn applied_from(rt: &TrussiumRuntime, ctx: &TestContext) -> Result<String> {
+        Ok(
+            built(rt, ctx)?["metadata"]["annotations"][APPLIED_FROM_ANNOTATION]
+                .as_str()
+                .ok_or("no applied-from annotation")?
+                .to_string(),
+        )
+    }
+
+    #[test]
+    fn applied_from_follows_what_the_pods_are_built_from_and_nothing_else() -> Result {
+        let ctx = context();
+        let base = fixed_scale()?;
+        let before = applied_from(&base, &ctx)?;
+        // What only other objects use, and what the API server keeps.
+        let mut rt = base.clone();
+        rt.spec.replicas = 7;
+        rt.spec.service.port = 9001;
+        rt.spec.network_policy = None;
+        rt.metadata.generation = Some(42);
+        assert_eq!(applied_from(&rt, &ctx)?, before);
+        // The owner's: the image, a restart, a rotated Secret.
+        let mut rt = base.clone();
+        rt.spec.image.tag = Some("v9".into());
+        assert_ne!(applied_from(&rt, &ctx)?, before);
+        let mut rt = base.clone();
+        rt.metadata.annotations.get_or_insert_default().insert(
+            trussium_api::restart::RESTARTED_AT.into(),
+            "2026-12-04T10:00:00Z".into(),
+        );
+        assert_ne!(applied_from(&rt, &ctx)?, before);
+        let rotated = context().with_secrets(&[("openai-credentials", "99")]);
+        assert_ne!(applied_from(&base, &rotated)?, before);
+        Ok(())
+    }
+
+    #[test]
+    fn a_deployment_waiting_for_its_turn_is_scaled_but_keeps_its_template() -> Result {
+        let ctx = context();
+        let mut rt = fixed_scale()?;
+        let observed = deployment(&rt, &ctx.ctx())?;
+        rt.spec.replicas = 5;
+        let mut desired = deployment(&rt, &ctx.ctx())?;
+        if let Some(spec) = desired.spec.as_mut() {
+            spec.template
+                .metadata
+                .get_or_insert_default()
+                .labels
+                .get_or_insert_default()
+                .insert("new-default".into(), "on".into());
+        }
+        hash::restamp(&mut desired)?;
+        let held = with_template_of(&desired, &observed).ok_or("no spec")?;
+        let spec = held.spec.as_ref().ok_or("no spec")?;
+        assert_eq!(spec.replicas, Some(5));
+        assert_eq!(
+            Some(&spec.template),
+            observed.spec.as_ref().map(|s| &s.template)
+        );
+        // Stamped for what it is: once applied, the same again is no change.
+        assert_eq!(crate::drift::needs_apply(&held, &held), None);
+        assert_ne!(
+            applied_hash(&json_of(&held)?)?,
+            applied_hash(&json_of(&desired)?)?
+        );
+        Ok(())
     }
 
     /// `full` with autoscaling off, so replicas are spec.replicas (3).

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use kube::Resource;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
+use trussium_api::TrussiumRuntime;
 
 use super::{APPLIED_HASH_ANNOTATION, BuildError};
 
@@ -101,6 +102,34 @@ where
     let hash = applied_hash(&obj)?;
     stamp(&mut obj, hash);
     Ok(obj)
+}
+
+/// The spec fields no pod is built from: a change to them alone must not
+/// touch the Deployment (one write per changed object).
+const NOT_FOR_PODS: [&str; 4] = ["replicas", "service", "networkPolicy", "autoscaling"];
+
+/// What of the owner's the pods are built from (see
+/// `APPLIED_FROM_ANNOTATION`): a hash of the spec without
+/// [`NOT_FOR_PODS`], the restart request and the Secrets' versions. A new
+/// spec field counts unless named there, so a field forgotten errs towards
+/// "the owner asked" (never held back), at worst one write more.
+pub(crate) fn applied_from(
+    rt: &TrussiumRuntime,
+    secret_versions: &BTreeMap<String, String>,
+) -> Result<String, BuildError> {
+    let error = |source| BuildError::Hash {
+        kind: "the Deployment's inputs",
+        source,
+    };
+    let mut spec = serde_json::to_value(&rt.spec).map_err(error)?;
+    if let Some(fields) = spec.as_object_mut() {
+        for field in NOT_FOR_PODS {
+            fields.remove(field);
+        }
+    }
+    let restarted_at = trussium_api::restart::restarted_at(&rt.metadata);
+    let bytes = serde_json::to_vec(&(spec, restarted_at, secret_versions)).map_err(error)?;
+    Ok(short_sha256(&bytes))
 }
 
 /// Hash of the runtime configuration and of the referenced Secrets' versions.

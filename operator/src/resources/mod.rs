@@ -57,6 +57,12 @@ pub const APPLIED_HASH_ANNOTATION: &str = "runtime.trussium.io/applied-hash";
 /// Pod-template annotation that changes when configuration or a referenced
 /// Secret's resourceVersion changes, so that pods roll.
 pub const CONFIG_HASH_ANNOTATION: &str = "runtime.trussium.io/config-hash";
+/// Deployment annotation (not on the pods): a hash of what of the owner's
+/// the pods were last built from (the spec but for the fields that only
+/// other objects use, the restart request, the referenced Secrets'
+/// versions). A rollout is the owner's when it changes, the operator's alone
+/// when it does not (see `crate::turns`).
+pub const APPLIED_FROM_ANNOTATION: &str = "runtime.trussium.io/applied-from";
 
 /// What the builders need besides the runtime itself.
 #[derive(Clone, Copy, Debug)]

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::*;
 use crate::config::OperatorConfig;
-use crate::resources::{BuildContext, deployment::deployment, hash};
+use crate::resources::{APPLIED_FROM_ANNOTATION, BuildContext, deployment::deployment, hash};
 
 type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -78,14 +78,47 @@ fn a_new_operator_default_takes_turns() -> Result {
 }
 
 #[test]
-fn a_spec_the_operator_has_not_reported_on_is_the_owners() -> Result {
+fn a_spec_changed_since_the_apply_is_the_owners() -> Result {
     let mut rt = runtime()?;
     let old = built(&rt, &BTreeMap::new())?;
+    rt.spec.image.tag = Some("v1.23.0".into());
     rt.metadata.generation = Some(4);
-    let new = with_new_default(old.clone())?;
+    let new = with_new_default(built(&rt, &BTreeMap::new())?)?;
     assert_eq!(cause(&rt, &new, &old), Cause::Owner);
-    // Never reported on at all.
-    rt.status = None;
+    // Even once the status says generation 4 was read (it is, while
+    // suspended or when the apply failed): the Deployment says what it
+    // was applied from.
+    if let Some(status) = rt.status.as_mut() {
+        status.observed_generation = Some(4);
+    }
+    assert_eq!(cause(&rt, &new, &old), Cause::Owner);
+    Ok(())
+}
+
+#[test]
+fn a_change_only_other_objects_use_leaves_the_rollout_to_the_operator() -> Result {
+    let mut rt = runtime()?;
+    let old = built(&rt, &BTreeMap::new())?;
+    rt.spec.replicas = 4;
+    rt.spec.service.port = 9000;
+    rt.metadata.generation = Some(5);
+    let new = with_new_default(built(&rt, &BTreeMap::new())?)?;
+    assert_eq!(cause(&rt, &new, &old), Cause::Operator);
+    Ok(())
+}
+
+#[test]
+fn a_deployment_of_a_release_before_the_stamp_is_judged_by_the_status() -> Result {
+    let mut rt = runtime()?;
+    let mut old = built(&rt, &BTreeMap::new())?;
+    if let Some(a) = old.metadata.annotations.as_mut() {
+        a.remove(APPLIED_FROM_ANNOTATION);
+    }
+    hash::restamp(&mut old)?;
+    let new = with_new_default(built(&rt, &BTreeMap::new())?)?;
+    assert_eq!(cause(&rt, &new, &old), Cause::Operator);
+    rt.metadata.generation = Some(4);
+    let new = with_new_default(built(&rt, &BTreeMap::new())?)?;
     assert_eq!(cause(&rt, &new, &old), Cause::Owner);
     Ok(())
 }
@@ -131,20 +164,23 @@ fn key(name: &str) -> Key {
 
 fn given(generation: i64) -> Given {
     Given {
+        uid: Some("rt-uid".into()),
         generation: Some(generation),
         restarted_at: None,
+        deployment_uid: Some("d-uid".into()),
         deployment_generation: Some(1),
     }
 }
 
 /// Asks for `name` at `at` seconds after `t0`, with `progress` for every
-/// runtime holding a turn.
+/// runtime holding a turn; every runtime exists.
 fn ask_at(turns: &mut Turns, name: &str, t0: Instant, at: u64, progress: Progress) -> Turn {
     turns.ask(
         &key(name),
         given(1),
         t0 + Duration::from_secs(at),
         |_, _| progress,
+        |_| true,
     )
 }
 
@@ -290,6 +326,7 @@ fn the_next_in_line_ask_again_soon() {
 
 fn deployment_at(generation: i64, status: DeploymentStatus) -> Deployment {
     let mut d = Deployment::default();
+    d.metadata.uid = Some("d-uid".into());
     d.metadata.generation = Some(generation);
     d.spec = Some(k8s_openapi::api::apps::v1::DeploymentSpec {
         replicas: Some(2),
@@ -311,16 +348,21 @@ fn counts(observed: i64, total: i32, updated: i32, available: i32) -> Deployment
 
 #[test]
 fn progress_of_a_deployment() {
-    assert_eq!(progress(None, Some(1)), Progress::Gone);
+    let g = given(1);
+    assert_eq!(progress(None, &g), Progress::Gone);
     // The apply has not landed yet: however it looks, it rolls.
     let done = deployment_at(1, counts(1, 2, 2, 2));
-    assert_eq!(progress(Some(&done), Some(1)), Progress::Rolling);
+    assert_eq!(progress(Some(&done), &g), Progress::Rolling);
+    // Deleted and made afresh: another Deployment, the turn passes on.
+    let mut remade = deployment_at(1, counts(1, 2, 2, 2));
+    remade.metadata.uid = Some("remade".into());
+    assert_eq!(progress(Some(&remade), &g), Progress::Gone);
     let done = deployment_at(2, counts(2, 2, 2, 2));
-    assert_eq!(progress(Some(&done), Some(1)), Progress::Available);
+    assert_eq!(progress(Some(&done), &g), Progress::Available);
     let unseen = deployment_at(2, counts(1, 2, 2, 2));
-    assert_eq!(progress(Some(&unseen), Some(1)), Progress::Rolling);
+    assert_eq!(progress(Some(&unseen), &g), Progress::Rolling);
     let old_pods_left = deployment_at(2, counts(2, 3, 2, 3));
-    assert_eq!(progress(Some(&old_pods_left), Some(1)), Progress::Rolling);
+    assert_eq!(progress(Some(&old_pods_left), &g), Progress::Rolling);
     let mut failed = counts(2, 3, 1, 2);
     failed.conditions = Some(vec![DeploymentCondition {
         type_: "Progressing".into(),
@@ -329,7 +371,39 @@ fn progress_of_a_deployment() {
         ..Default::default()
     }]);
     assert_eq!(
-        progress(Some(&deployment_at(2, failed)), Some(1)),
+        progress(Some(&deployment_at(2, failed)), &g),
         Progress::Failed
     );
+}
+
+#[test]
+fn a_deleted_runtime_stops_waiting_at_once() {
+    let mut turns = Turns::new(1);
+    let t0 = Instant::now();
+    ask_at(&mut turns, "a", t0, 0, Progress::Rolling);
+    ask_at(&mut turns, "b", t0, 0, Progress::Rolling);
+    let b = turns.ask(
+        &key("b"),
+        given(1),
+        t0 + Duration::from_secs(6),
+        |_, _| Progress::Rolling,
+        |k| k != &key("a"),
+    );
+    assert_eq!(b, Turn::Go, "a, deleted, is no longer ahead");
+}
+
+#[test]
+fn a_new_runtime_under_the_same_name_frees_the_turn() {
+    let mut turns = Turns::new(1);
+    let t0 = Instant::now();
+    ask_at(&mut turns, "a", t0, 0, Progress::Rolling);
+    assert_eq!(ask_at(&mut turns, "a", t0, 5, Progress::Rolling), Turn::Go);
+    turns.not_needed(
+        &key("a"),
+        &Given {
+            uid: Some("another".into()),
+            ..given(1)
+        },
+    );
+    assert_eq!(turns.counts(), (0, 0));
 }

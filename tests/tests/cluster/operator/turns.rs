@@ -1,32 +1,40 @@
 //! Rollouts an operator upgrade alone causes take turns: this operator
-//! converges four runtimes, then "the next release" (this operator built
+//! converges five runtimes, then "the next release" (this operator built
 //! with one more pod template default, scripts/next-operator.sh) replaces
 //! it with `--max-concurrent-rollouts=1`. The three runtimes nobody changed
 //! roll one at a time, in the order of their names, each after the one
 //! before is available, and report `Progressing=True/WaitingForTurn` (and
-//! `kubectl trussium status` says so) while they wait; the fourth, whose
-//! owner changes its spec right after the upgrade, rolls at once.
+//! `kubectl trussium status` says so) while they wait; one whose owner
+//! changes its image right after the upgrade rolls at once, and one its
+//! owner scales is scaled at once while its new template waits its turn.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::core::v1::PodTemplateSpec;
+use k8s_openapi::jiff::Timestamp;
+use kube::ResourceExt;
+use kube::api::ListParams;
 use serde_json::json;
 use tokio::time::Instant;
 use trussium_e2e::{
-    BoxError, Harness, Operator, TestResult, ensure, ensure_exit, minimal, plugin_in, repo_root,
-    with_operator,
+    BoxError, Harness, NEW_TAG, Operator, TestResult, ensure, ensure_exit, image, minimal,
+    plugin_in, repo_root, with_operator,
 };
 
 /// The annotation only the next release puts in the pod template.
 const NEXT_DEFAULT: &str = "runtime.trussium.io/next-template-default";
 
 /// Waiting and rolling, in the order of names.
-const PACED: [&str; 3] = ["a-first", "b-second", "c-third"];
-/// Changed by its owner right after the upgrade.
+const PACED: [&str; 4] = ["a-first", "b-second", "c-third", SCALED];
+/// Its image changed by its owner right after the upgrade: rolls at once.
 const OWNED: &str = "d-changed";
+/// Scaled by its owner right after the upgrade: the scale goes through at
+/// once, the new pod template waits for its turn.
+const SCALED: &str = "e-scaled";
 
 fn next_operator() -> Result<PathBuf, BoxError> {
     let path = std::env::var_os("TRUSSIUM_NEXT_OPERATOR")
@@ -55,12 +63,18 @@ enum Stage {
     Available,
 }
 
+/// Whether a pod template carries the next release's default.
+fn is_next(template: &PodTemplateSpec) -> bool {
+    template
+        .metadata
+        .as_ref()
+        .and_then(|m| m.annotations.as_ref())
+        .is_some_and(|a| a.contains_key(NEXT_DEFAULT))
+}
+
 fn stage(d: &Deployment) -> Stage {
     let spec = d.spec.as_ref();
-    let new = spec
-        .and_then(|s| s.template.metadata.as_ref()?.annotations.as_ref())
-        .is_some_and(|a| a.contains_key(NEXT_DEFAULT));
-    if !new {
+    if !spec.is_some_and(|s| is_next(&s.template)) {
         return Stage::Old;
     }
     let status = d.status.clone().unwrap_or_default();
@@ -74,6 +88,50 @@ fn stage(d: &Deployment) -> Stage {
     } else {
         Stage::Rolling
     }
+}
+
+/// When each runtime's ReplicaSet of the next release's template was made
+/// (the API server's clock, whole seconds).
+async fn next_replica_sets(h: &Harness) -> Result<BTreeMap<String, Timestamp>, BoxError> {
+    let mut created = BTreeMap::new();
+    for rs in h
+        .api::<ReplicaSet>()
+        .list(&ListParams::default())
+        .await?
+        .items
+    {
+        let next = rs
+            .spec
+            .as_ref()
+            .and_then(|s| s.template.as_ref())
+            .is_some_and(is_next);
+        let owner = rs
+            .metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .find(|o| o.kind == "Deployment")
+            .map(|o| o.name.clone());
+        if let (true, Some(owner), Some(at)) = (next, owner, rs.metadata.creation_timestamp) {
+            created.insert(owner, at.0);
+        }
+    }
+    Ok(created)
+}
+
+/// When the Deployment's controller last said its rollout completed.
+fn rollout_completed(d: &Deployment) -> Option<Timestamp> {
+    d.status
+        .as_ref()?
+        .conditions
+        .iter()
+        .flatten()
+        .find(|c| {
+            c.type_ == "Progressing" && c.reason.as_deref() == Some("NewReplicaSetAvailable")
+        })?
+        .last_update_time
+        .as_ref()
+        .map(|t| t.0)
 }
 
 #[tokio::test]
@@ -99,22 +157,32 @@ async fn an_upgrade_that_changes_the_pod_template_rolls_one_runtime_at_a_time() 
             &["--max-concurrent-rollouts=1"],
         )
         .await?;
-        // Its owner changes this one now: it must not wait.
-        h.set_replicas(OWNED, 2).await?;
+        // Their owners change these now: the image must not wait, nor the
+        // scale (its new template does).
+        h.set_image(OWNED, &image(NEW_TAG)).await?;
+        h.set_replicas(SCALED, 2).await?;
 
         let deployments = h.api::<Deployment>();
+        let every = ListParams::default();
         let mut timeline: BTreeMap<String, Vec<(Duration, Stage)>> = BTreeMap::new();
         let mut waiting_reported = false;
+        let mut scaled_while_waiting = false;
         let mut plugin_said = String::new();
         let deadline = started + Duration::from_secs(150);
         loop {
+            // One list: every Deployment as of one moment.
+            let listed = deployments.list(&every).await?;
             let now = started.elapsed();
             let mut stages = BTreeMap::new();
-            for name in PACED.iter().chain([&OWNED]) {
-                let d = deployments.get(name).await?;
-                let s = stage(&d);
-                stages.insert(name.to_string(), s);
-                let seen = timeline.entry(name.to_string()).or_default();
+            for d in &listed.items {
+                let name = d.name_any();
+                let s = stage(d);
+                let replicas = d.spec.as_ref().and_then(|s| s.replicas);
+                if name == SCALED && s == Stage::Old && replicas == Some(2) {
+                    scaled_while_waiting = true;
+                }
+                stages.insert(name.clone(), s);
+                let seen = timeline.entry(name).or_default();
                 if seen.last().map(|(_, last)| *last) != Some(s) {
                     seen.push((now, s));
                 }
@@ -169,6 +237,31 @@ async fn an_upgrade_that_changes_the_pod_template_rolls_one_runtime_at_a_time() 
         }
         eprintln!("turns: kubectl trussium status while c-third waited:\n{plugin_said}");
 
+        // The API server's own clock agrees: each next-release ReplicaSet
+        // was made after the runtime before had completed its rollout,
+        // and the owner's change before any paced one.
+        let created = next_replica_sets(h).await?;
+        for pair in PACED.windows(2) {
+            let completed = rollout_completed(&deployments.get(pair[0]).await?)
+                .ok_or_else(|| format!("{} reports no completed rollout", pair[0]))?;
+            let next = created
+                .get(pair[1])
+                .ok_or_else(|| format!("{} has no next-release ReplicaSet", pair[1]))?;
+            ensure(
+                completed <= *next,
+                format!(
+                    "{}'s ReplicaSet was made at {next}, before {} completed at {completed}",
+                    pair[1], pair[0]
+                ),
+            )?;
+        }
+        let owned_at = created.get(OWNED).ok_or("no next-release ReplicaSet of d-changed")?;
+        let paced_at = created.get(PACED[0]).ok_or("no next-release ReplicaSet of a-first")?;
+        ensure(
+            owned_at < paced_at,
+            format!("{OWNED}'s ReplicaSet ({owned_at}) is not older than {}'s ({paced_at})", PACED[0]),
+        )?;
+
         let first = |name: &str, want: Stage| {
             timeline
                 .get(name)
@@ -188,15 +281,11 @@ async fn an_upgrade_that_changes_the_pod_template_rolls_one_runtime_at_a_time() 
                 ),
             )?;
         }
-        // The owner's change did not wait for a turn: it rolled before the
-        // first paced runtime could start (the queue settles for 5 s).
-        let owned = first(OWNED, Stage::Rolling).or_else(|_| first(OWNED, Stage::Available))?;
-        let paced = first(PACED[0], Stage::Rolling).or_else(|_| first(PACED[0], Stage::Available))?;
-        ensure(
-            owned < paced,
-            format!("{OWNED} (its owner's change) rolled at {owned:?}, after {} at {paced:?}", PACED[0]),
-        )?;
         ensure(waiting_reported, "c-third never reported Progressing=True/WaitingForTurn")?;
+        ensure(
+            scaled_while_waiting,
+            format!("{SCALED} was not scaled to 2 while its template waited: {timeline:?}"),
+        )?;
         for shown in ["c-third     1 QUEUED", "Ready, rollout waits its turn", "WaitingForTurn"] {
             ensure(
                 plugin_said.contains(shown),
