@@ -9,6 +9,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 # shellcheck source=progress.sh
 source scripts/progress.sh
+# What the demo runs besides Go and Rust (openssl for the cluster's
+# certificates, a C linker for cargo, setsid), installed with apt when
+# missing, as make test does.
+# shellcheck source=need.sh
+source scripts/need.sh
+need_for_demo
 
 step "control plane: Kubernetes, etcd and KWOK binaries (built from Go modules once per machine, about 7 to 12 minutes; then cached)"
 tests/cluster/build.sh >/dev/null

@@ -2,6 +2,7 @@
 # Sourced by the scripts that need system packages:
 #   need <command> <Debian package>   installs the package when the command is missing
 #   need_for_checks                   installs what make lint and make test use
+#   need_for_demo                     installs what make demo uses
 #   apt_install <Debian package>...   installs packages
 # with apt (as root, or through sudo); where that cannot work, says in one
 # line what to install and exits.
@@ -50,6 +51,19 @@ need_for_checks() {
   done
   [ "${#missing[@]}" -gt 0 ] || return 0
   # libc6-dev comes with gcc's recommends; ask for it so that linking works.
+  # shellcheck disable=SC2046 # one package a word
+  apt_install $(printf '%s\n' "${missing[@]}" | sort -u) libc6-dev ca-certificates
+}
+
+# What make demo runs besides the Go and Rust toolchains: openssl for the
+# cluster's certificates, a C linker for cargo, setsid for the components.
+need_for_demo() {
+  local -A packages=([openssl]=openssl [cc]=gcc [setsid]=util-linux)
+  local missing=() tool
+  for tool in "${!packages[@]}"; do
+    command -v "$tool" >/dev/null || missing+=("${packages[$tool]}")
+  done
+  [ "${#missing[@]}" -gt 0 ] || return 0
   # shellcheck disable=SC2046 # one package a word
   apt_install $(printf '%s\n' "${missing[@]}" | sort -u) libc6-dev ca-certificates
 }
