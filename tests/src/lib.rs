@@ -62,7 +62,10 @@ pub use events::{
     events_by_runtime, pairs,
 };
 pub use harness::{Harness, Mark, with_operator, with_operator_behind_relay};
-pub use kubectl::{KUBECTL_REQUEST_TIMEOUT, Kubectl, kubectl, kubectl_ok, kubectl_path, kustomize};
+pub use kubectl::{
+    KUBECTL_REQUEST_TIMEOUT, Kubectl, discovery_cache_dir, kubectl, kubectl_ok, kubectl_path,
+    kustomize,
+};
 pub use lease::{lease_holder, lease_spec, wait_for_holder};
 pub use metrics::{metric, reconciles};
 pub use namespace::{TEST_NAMESPACE_LABEL, TestNamespace};

@@ -9,6 +9,7 @@
 
 mod cluster_wide_secrets;
 mod container;
+mod docs;
 mod install;
 mod migration;
 mod upgrade;
