@@ -39,6 +39,7 @@ mod replica;
 mod runtimes;
 mod scrape;
 mod status;
+mod tap;
 mod token;
 mod wait;
 
@@ -90,6 +91,7 @@ pub use runtimes::{
 };
 pub use scrape::{HttpResponse, http_get, http_request};
 pub use status::{all_ready, condition, condition_summary, is_ready};
+pub use tap::{Tap, Tapped};
 pub use token::{
     client_as_service_account, kubeconfig_for_service_account, service_account_username,
 };

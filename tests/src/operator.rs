@@ -14,7 +14,16 @@ use kube::{Api, Client, ResourceExt};
 use tokio::process::{Child, Command};
 
 use crate::crd::INSTALLER;
-use crate::{Error, Relay, e2e_dir, install_crd, kubeconfig_for_service_account, repo_root};
+use crate::{Error, Relay, Tap, e2e_dir, install_crd, kubeconfig_for_service_account, repo_root};
+
+/// How an operator reaches the API server.
+enum Route<'a> {
+    Direct,
+    /// Through a relay the test can cut.
+    Relay(&'a Relay),
+    /// Through a tap that records each request's head.
+    Tap(&'a Tap),
+}
 
 pub const OPERATOR_NAMESPACE: &str = "trussium-system";
 pub const OPERATOR_SERVICE_ACCOUNT: &str = "trussium-operator";
@@ -100,7 +109,7 @@ impl Operator {
     ) -> Result<Operator, Error> {
         let command = vec![operator_binary().into_os_string()];
         let account = (account_namespace, account);
-        Self::start_command(admin, &command, account, namespace, args, None).await
+        Self::start_command(admin, &command, account, namespace, args, Route::Direct).await
     }
 
     /// Like [`Operator::start`], but running `command` (a program and its
@@ -112,7 +121,7 @@ impl Operator {
         args: &[&str],
     ) -> Result<Operator, Error> {
         let account = (OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT);
-        Self::start_command(admin, command, account, namespace, args, None).await
+        Self::start_command(admin, command, account, namespace, args, Route::Direct).await
     }
 
     /// Like [`Operator::start`], but reaching the API server through
@@ -125,7 +134,28 @@ impl Operator {
     ) -> Result<Operator, Error> {
         let command = vec![operator_binary().into_os_string()];
         let account = (OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT);
-        Self::start_command(admin, &command, account, namespace, args, Some(relay)).await
+        Self::start_command(
+            admin,
+            &command,
+            account,
+            namespace,
+            args,
+            Route::Relay(relay),
+        )
+        .await
+    }
+
+    /// Like [`Operator::start`], but reaching the API server through `tap`
+    /// (which records every request's head).
+    pub async fn start_tapped(
+        admin: &Client,
+        namespace: &str,
+        args: &[&str],
+        tap: &Tap,
+    ) -> Result<Operator, Error> {
+        let command = vec![operator_binary().into_os_string()];
+        let account = (OPERATOR_NAMESPACE, OPERATOR_SERVICE_ACCOUNT);
+        Self::start_command(admin, &command, account, namespace, args, Route::Tap(tap)).await
     }
 
     async fn start_command(
@@ -134,16 +164,17 @@ impl Operator {
         (account_namespace, account): (&str, &str),
         namespace: &str,
         args: &[&str],
-        relay: Option<&Relay>,
+        route: Route<'_>,
     ) -> Result<Operator, Error> {
         install(admin).await?;
         let dir = e2e_dir();
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let kubeconfig = dir.join(format!("{namespace}.operator.kubeconfig"));
         kubeconfig_for_service_account(admin, account_namespace, account, &kubeconfig).await?;
-        let kubeconfig = match relay {
-            Some(relay) => relay.kubeconfig(&kubeconfig)?,
-            None => kubeconfig,
+        let kubeconfig = match route {
+            Route::Relay(relay) => relay.kubeconfig(&kubeconfig)?,
+            Route::Tap(tap) => tap.kubeconfig(&kubeconfig)?,
+            Route::Direct => kubeconfig,
         };
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         let log = dir.join(format!("{namespace}.operator.log"));

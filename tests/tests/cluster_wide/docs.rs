@@ -245,7 +245,12 @@ impl Walker {
             started.elapsed().as_secs_f64()
         );
         if line.starts_with("make push") {
-            let reference = stdout.lines().last().unwrap_or_default();
+            // Under make (make test), make says where it enters and leaves.
+            let reference = stdout
+                .lines()
+                .rev()
+                .find(|l| l.contains("@sha256:"))
+                .unwrap_or_default();
             let digest = reference
                 .split_once('@')
                 .map(|(_, d)| d.to_string())

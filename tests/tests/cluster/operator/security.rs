@@ -1,5 +1,6 @@
 //! Least privilege and quiet: the operator's RBAC (`kubectl auth can-i`), its
-//! Secret requests (metadata only, per the audit log), the Secret's value
+//! Secret requests (metadata only, per the audit log and per their Accept
+//! header, which a tap between it and the API server sees), the Secret's value
 //! nowhere in what it logs or writes, and zero writes in a steady state, also
 //! after a restart.
 
@@ -14,9 +15,10 @@ use kube::ResourceExt;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
 use serde_json::{Value, json};
 use trussium_e2e::{
-    AuditEvent, BoxError, CONVERGE, Harness, OPERATOR_USER, PROMPT, QUIET_IN_STEADY_STATE,
-    TestNamespace, TestResult, admin_client, admin_kubeconfig_path, describe_requests, holds_for,
-    install, kubectl_path, minimal, require_cluster, wait_for, with_operator,
+    AuditEvent, BoxError, CONVERGE, Harness, OPERATOR_USER, Operator, PROMPT,
+    QUIET_IN_STEADY_STATE, Tap, Tapped, TestNamespace, TestResult, admin_client,
+    admin_kubeconfig_path, api_server_address, describe_requests, ensure, holds_for, install,
+    kubectl_path, minimal, require_cluster, wait_for, with_operator,
 };
 
 /// Whether any object in `value` has one of `keys`, at any depth.
@@ -71,6 +73,13 @@ async fn event_notes(h: &Harness) -> Result<String, BoxError> {
 #[ignore = "needs the local cluster (make test)"]
 async fn the_operator_never_reads_a_secret_body_nor_repeats_its_value() -> TestResult {
     with_operator("op-secret-body", &[PROGRESS_DEADLINE_ARG], async |h| {
+        // Through a tap that sees each request's headers, which the audit
+        // log does not keep.
+        let tap = Tap::start(api_server_address(&admin_kubeconfig_path())?).await?;
+        h.operator.stop().await;
+        h.operator =
+            Operator::start_tapped(&h.ns.client, h.namespace(), &[PROGRESS_DEADLINE_ARG], &tap)
+                .await?;
         let mark = h.mark();
         let value = format!("sk-live-{}-do-not-leak", h.namespace());
         let rotated = format!("sk-rotated-{}-do-not-leak", h.namespace());
@@ -183,6 +192,35 @@ async fn the_operator_never_reads_a_secret_body_nor_repeats_its_value() -> TestR
         assert!(
             requests.iter().filter(|e| e.verb == "watch").count() >= 2,
             "the Secret watch, before and after the restart: {kinds:?}"
+        );
+        // Every Secret request the operator sent asked for metadata only,
+        // watches included (the tap sees their Accept header).
+        let everything = tap.seen();
+        let tapped: Vec<Tapped> = everything
+            .iter()
+            .filter(|t| t.path.contains("/secrets"))
+            .cloned()
+            .collect();
+        ensure(
+            tapped.iter().filter(|t| t.path.contains("watch=")).count() >= 2,
+            format!("the Secret watch, before and after the restart, through the tap: {tapped:?}"),
+        )?;
+        for t in &tapped {
+            ensure(
+                t.accept
+                    .as_deref()
+                    .is_some_and(|a| a.contains("as=PartialObjectMetadata")),
+                format!("{} {} asked for {:?}", t.method, t.path, t.accept),
+            )?;
+        }
+        eprintln!(
+            "the tap saw {} requests of the operator, {} of them on Secrets, each metadata-only: {:?}",
+            everything.len(),
+            tapped.len(),
+            tapped
+                .iter()
+                .map(|t| format!("{} {} (Accept: {})", t.method, t.path, t.accept.as_deref().unwrap_or("-")))
+                .collect::<Vec<_>>()
         );
 
         // The values appear nowhere the operator writes or says anything.
