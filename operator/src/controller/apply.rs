@@ -120,30 +120,11 @@ pub async fn ensure<K: Owned>(
     let Some(path) = needs_apply(desired, observed.as_ref()) else {
         return Ok(Ensured::kept(observed));
     };
-    let mut reverted = None;
-    if drifted(desired, observed.as_ref()) {
-        let object = backoff::Object {
-            kind: K::kind(&()).into_owned(),
-            namespace: namespace.clone(),
-            name: name.clone(),
-        };
-        let verdict = lock(backoff).drifted(&object, Instant::now());
-        if let Verdict::Wait(wait) = verdict {
-            tracing::debug!(kind = %K::kind(&()), %namespace, %name, %path, wait_seconds = wait.as_secs_f64(), "someone keeps changing it; backing off");
-            return Ok(Ensured::kept(observed));
-        }
-        let revert = revert_of(&api, desired, &name, &path).await;
-        let by = revert.changed_by.as_deref().unwrap_or("unknown");
-        match verdict {
-            Verdict::Revert { nth } if nth > 1 => {
-                tracing::warn!(kind = %K::kind(&()), %namespace, %name, %path, changed_by = by, reverts_in_a_row = nth, "someone keeps changing it; reverting again");
-            }
-            _ => {
-                tracing::info!(kind = %K::kind(&()), %namespace, %name, %path, changed_by = by, "someone else changed it; reverting");
-            }
-        }
-        reverted = Some(revert);
-    }
+    let reverted = match drift(&api, backoff, desired, observed.as_ref(), &path).await {
+        Drift::None => None,
+        Drift::Wait => return Ok(Ensured::kept(observed)),
+        Drift::Revert(revert) => Some(revert),
+    };
     tracing::info!(kind = %K::kind(&()), %namespace, %name, reason = %format!("differs at {path}"), "applying");
     let (current, path) = match apply(&api, cache, desired).await {
         Ok(applied) => match needs_apply(desired, applied.as_ref()) {
@@ -174,6 +155,53 @@ pub async fn ensure<K: Owned>(
     };
     tracing::info!(kind = %K::kind(&()), %namespace, %name, list = %taken, "took over a list someone else changed; applying again");
     apply(&api, cache, desired).await.map(wrote)
+}
+
+/// Whether someone else changed the object (drift), and what to do now.
+enum Drift {
+    /// No: the operator wants something new.
+    None,
+    /// Yes, and it keeps happening: leave it for now (see [`backoff`]).
+    Wait,
+    /// Yes: put it back.
+    Revert(Reverted),
+}
+
+/// Judges drift at `path` of `observed` against `desired`, backing off from
+/// another writer, and says who made it when it is to be reverted.
+async fn drift<K: Owned>(
+    api: &Api<K>,
+    backoff: &Mutex<Backoff>,
+    desired: &K,
+    observed: &K,
+    path: &str,
+) -> Drift {
+    if !drifted(desired, observed) {
+        return Drift::None;
+    }
+    let namespace = observed.namespace().unwrap_or_default();
+    let name = observed.name_any();
+    let object = backoff::Object {
+        kind: K::kind(&()).into_owned(),
+        namespace: namespace.clone(),
+        name: name.clone(),
+    };
+    let verdict = lock(backoff).drifted(&object, Instant::now());
+    if let Verdict::Wait(wait) = verdict {
+        tracing::debug!(kind = %K::kind(&()), %namespace, %name, %path, wait_seconds = wait.as_secs_f64(), "someone keeps changing it; backing off");
+        return Drift::Wait;
+    }
+    let revert = revert_of(api, desired, &name, path).await;
+    let by = revert.changed_by.as_deref().unwrap_or("unknown");
+    match verdict {
+        Verdict::Revert { nth } if nth > 1 => {
+            tracing::warn!(kind = %K::kind(&()), %namespace, %name, %path, changed_by = by, reverts_in_a_row = nth, "someone keeps changing it; reverting again");
+        }
+        _ => {
+            tracing::info!(kind = %K::kind(&()), %namespace, %name, %path, changed_by = by, "someone else changed it; reverting");
+        }
+    }
+    Drift::Revert(revert)
 }
 
 /// What reverting the drift at `path` puts back, and who made it: read

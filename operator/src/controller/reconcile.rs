@@ -176,35 +176,51 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     if let Some(learned) = reported.learned {
         caches.runtimes.remember(learned);
     }
+    Ok(Action::requeue(next_reconcile(
+        &ctx,
+        (&namespace, &name),
+        &outcome,
+        &references,
+        reported.again_in,
+    )))
+}
 
-    // A failure that may pass is retried, backing off; anything else
-    // (converged, blocked by a missing Secret, stalled) waits for a change,
-    // or the resync: that is also when a stalled runtime notices an obstacle
-    // no watch shows (a foreign object or an admission policy removed).
+/// When to reconcile the runtime again. A failure that may pass is retried,
+/// backing off; anything else (converged, blocked by a missing Secret,
+/// stalled) waits for a change, or the resync: that is also when a stalled
+/// runtime notices an obstacle no watch shows (a foreign object or an
+/// admission policy removed). Sooner when the report or the drift backoff
+/// asks (`again_in`, held drift), or a turn to roll may have come.
+fn next_reconcile(
+    ctx: &Context,
+    (namespace, name): (&str, &str),
+    outcome: &Outcome,
+    references: &ReferenceCheck,
+    again_in: Option<Duration>,
+) -> Duration {
     let failing = outcome.error().is_some() || matches!(references, ReferenceCheck::Failed { .. });
     let next = {
         let mut retries = lock(&ctx.retries);
         if failing {
-            retries.failed(&namespace, &name, Instant::now())
+            retries.failed(namespace, name, Instant::now())
         } else {
-            retries.succeeded(&namespace, &name);
+            retries.succeeded(namespace, name);
             ctx.resync
         }
     };
     // Drift left alone while backing off from another writer is reverted
     // when due; a status write held back or refused is tried again when due.
     let held = if outcome.applies() {
-        lock(&ctx.backoff).held(&namespace, &name, Instant::now())
+        lock(&ctx.backoff).held(namespace, name, Instant::now())
     } else {
         None
     };
     // A runtime waiting for a turn asks again (see `turns`).
     let turn = outcome.waiting().map(Waiting::ask_again_in);
-    let next = [reported.again_in, held, turn]
+    [again_in, held, turn]
         .into_iter()
         .flatten()
-        .fold(next, Duration::min);
-    Ok(Action::requeue(next))
+        .fold(next, Duration::min)
 }
 
 /// Builds and applies the runtime's objects unless a Secret reference
@@ -216,14 +232,14 @@ async fn write(
     references: &ReferenceCheck,
     observed: Option<Arc<Deployment>>,
 ) -> ControlFlow<Result<Action, Error>, Outcome> {
+    let namespace = rt.namespace().unwrap_or_default();
+    let name = rt.name_any();
+    // Nothing is applied on the paths that return early: a turn to roll
+    // (see `turns`) is neither waited for nor held meanwhile.
+    let no_turn = || lock(&ctx.turns).forget(&(namespace.clone(), name.clone()));
     // A missing Secret or an invalid spec blocks every write: nothing is
     // created or updated until the reference resolves (the Secret watch
     // brings us back then) or the spec is fixed.
-    let namespace = rt.namespace().unwrap_or_default();
-    let name = rt.name_any();
-    // Nothing is applied on these paths: a turn to roll (see `turns`) is
-    // neither waited for nor held meanwhile.
-    let no_turn = || lock(&ctx.turns).forget(&(namespace.clone(), name.clone()));
     let ReferenceCheck::Resolved { versions } = references else {
         no_turn();
         return ControlFlow::Continue(Outcome::Blocked(observed));
@@ -246,34 +262,34 @@ async fn write(
         secret_versions: versions,
         observed_replicas: observed.as_ref().and_then(|d| d.spec.as_ref()?.replicas),
     };
-    let desired = match build(rt, &build_ctx) {
+    let mut desired = match build(rt, &build_ctx) {
         Ok(desired) => desired,
         Err(err) => {
             no_turn();
             return ControlFlow::Continue(Outcome::Failed(observed, err.to_string()));
         }
     };
-    let mut desired = desired;
-    let waiting = observed
-        .as_ref()
-        .and_then(|observed| turn(ctx, rt, &desired.deployment, observed));
-    // Waiting: the Deployment keeps the pod template it runs; anything else
-    // of it, a scale say, is applied.
-    if waiting.is_some()
-        && let Some(held) = observed
-            .as_deref()
-            .and_then(|observed| with_template_of(&desired.deployment, observed))
-    {
-        desired.deployment = held;
-    }
-    let failed = match apply_all(ctx, rt, &namespace, desired).await {
+    let waiting = wait_for_turn(ctx, rt, &mut desired, observed.as_deref());
+    match apply_all(ctx, rt, &namespace, desired).await {
         Ok((applied, changed)) => {
             ctx.grace.clear(&namespace, &name);
             ctx.stalls.forget(&namespace, &name);
-            return ControlFlow::Continue(Outcome::Applied(applied, changed, waiting));
+            ControlFlow::Continue(Outcome::Applied(applied, changed, waiting))
         }
-        Err(failed) => failed,
-    };
+        Err(failed) => apply_failed(ctx, rt, failed, observed),
+    }
+}
+
+/// What a failed apply comes to (see `failure`): retried at once, reported
+/// and retried, or reported as a stall until something changes.
+fn apply_failed(
+    ctx: &Context,
+    rt: &TrussiumRuntime,
+    failed: Failed,
+    observed: Option<Arc<Deployment>>,
+) -> ControlFlow<Result<Action, Error>, Outcome> {
+    let namespace = rt.namespace().unwrap_or_default();
+    let name = rt.name_any();
     match failure::verdict(&failed) {
         Verdict::Unanswered => ControlFlow::Break(Err(Error::Unanswered(failed.source))),
         Verdict::NamespaceDeleting => ControlFlow::Break(Ok(let_go(ctx, rt))),
@@ -289,10 +305,28 @@ async fn write(
         Verdict::Permanent(stall) => {
             tracing::warn!(%namespace, %name, kind = %failed.kind, reason = stall.reason, error = %failed, "applying refused; not retrying until something changes");
             ctx.grace.clear(&namespace, &name);
-            ctx.stalls.remember(&namespace, &name, generation, &stall);
+            ctx.stalls
+                .remember(&namespace, &name, rt.metadata.generation, &stall);
             ControlFlow::Continue(Outcome::Refused(observed, stall))
         }
     }
+}
+
+/// Whether the Deployment must wait for a turn to roll (see
+/// [`crate::turns`]); if so, `desired`'s Deployment keeps the pod template
+/// `observed` runs, and anything else of it (a scale, say) is applied.
+fn wait_for_turn(
+    ctx: &Context,
+    rt: &TrussiumRuntime,
+    desired: &mut DesiredResources,
+    observed: Option<&Deployment>,
+) -> Option<Waiting> {
+    let observed = observed?;
+    let waiting = turn(ctx, rt, &desired.deployment, observed)?;
+    if let Some(held) = with_template_of(&desired.deployment, observed) {
+        desired.deployment = held;
+    }
+    Some(waiting)
 }
 
 /// Whether applying `desired` must wait for a turn (see [`crate::turns`]):
@@ -301,7 +335,7 @@ fn turn(
     ctx: &Context,
     rt: &TrussiumRuntime,
     desired: &Deployment,
-    observed: &Arc<Deployment>,
+    observed: &Deployment,
 ) -> Option<Waiting> {
     let key = (rt.namespace().unwrap_or_default(), rt.name_any());
     let given = Given::of(rt, observed);
@@ -309,7 +343,7 @@ fn turn(
     // apply, never waited for.
     let ours = same_controller(&desired.metadata, &observed.metadata);
     // As the apply compares it: kept on an earlier release's owner reference.
-    let kept = with_owner_version_of(desired, observed.as_ref());
+    let kept = with_owner_version_of(desired, observed);
     let desired = kept.as_ref().unwrap_or(desired);
     if !ours || turns::cause(rt, desired, observed) != Cause::Operator {
         lock(&ctx.turns).not_needed(&key, &given);
