@@ -25,29 +25,12 @@ need() {
   command -v "$1" >/dev/null || apt_install "$2"
 }
 
-# The commands make lint and make test use that a fresh Debian lacks, all
-# installed in one apt run (CI's first step; make test's too, so that a
-# missing one shows there).
-need_for_checks() {
-  # command -> Debian package providing it
-  local -A packages=(
-    [make]=make
-    [openssl]=openssl
-    [cc]=gcc # the Rust linker driver, and C code of some crates
-    [setsid]=util-linux
-    [awk]=mawk
-    [base64]=coreutils
-    [sha256sum]=coreutils
-    # The operator image, its SBOM referrers and the container test (make
-    # image, make release, make test).
-    [buildah]=buildah
-    [jq]=jq
-    [runc]=runc
-    [umoci]=umoci
-  )
-  local missing=() tool
-  for tool in "${!packages[@]}"; do
-    command -v "$tool" >/dev/null || missing+=("${packages[$tool]}")
+# need_all COMMAND=PACKAGE...: the packages of the missing commands, all
+# in one apt run.
+need_all() {
+  local missing=() pair
+  for pair in "$@"; do
+    command -v "${pair%%=*}" >/dev/null || missing+=("${pair#*=}")
   done
   [ "${#missing[@]}" -gt 0 ] || return 0
   # libc6-dev comes with gcc's recommends; ask for it so that linking works.
@@ -55,15 +38,20 @@ need_for_checks() {
   apt_install $(printf '%s\n' "${missing[@]}" | sort -u) libc6-dev ca-certificates
 }
 
+# The commands make lint and make test use that a fresh Debian lacks, all
+# installed in one apt run (CI's first step; make test's too, so that a
+# missing one shows there).
+need_for_checks() {
+  # cc: the Rust linker driver, and C code of some crates. buildah, jq,
+  # runc, umoci: the operator image, its SBOM referrers and the container
+  # test (make image, make release, make test).
+  need_all make=make openssl=openssl cc=gcc setsid=util-linux awk=mawk \
+    base64=coreutils sha256sum=coreutils \
+    buildah=buildah jq=jq runc=runc umoci=umoci
+}
+
 # What make demo runs besides the Go and Rust toolchains: openssl for the
 # cluster's certificates, a C linker for cargo, setsid for the components.
 need_for_demo() {
-  local -A packages=([openssl]=openssl [cc]=gcc [setsid]=util-linux)
-  local missing=() tool
-  for tool in "${!packages[@]}"; do
-    command -v "$tool" >/dev/null || missing+=("${packages[$tool]}")
-  done
-  [ "${#missing[@]}" -gt 0 ] || return 0
-  # shellcheck disable=SC2046 # one package a word
-  apt_install $(printf '%s\n' "${missing[@]}" | sort -u) libc6-dev ca-certificates
+  need_all openssl=openssl cc=gcc setsid=util-linux
 }

@@ -305,6 +305,7 @@ impl Turns {
     }
 
     /// How many wait and how many hold a turn.
+    #[cfg(test)]
     pub fn counts(&self) -> (usize, usize) {
         (self.waiting.len(), self.holding.len())
     }

@@ -131,17 +131,7 @@ impl Relay {
 
     /// A copy of `kubeconfig` whose clusters are reached through the relay.
     pub fn kubeconfig(&self, kubeconfig: &Path) -> Result<PathBuf, BoxError> {
-        let mut config = Kubeconfig::read_from(kubeconfig)?;
-        for cluster in config
-            .clusters
-            .iter_mut()
-            .filter_map(|c| c.cluster.as_mut())
-        {
-            cluster.server = Some(format!("https://{}", self.address));
-        }
-        let path = kubeconfig.with_extension("relayed.kubeconfig");
-        std::fs::write(&path, serde_yaml::to_string(&config)?)?;
-        Ok(path)
+        reached_through(kubeconfig, self.address, "relayed.kubeconfig")
     }
 }
 
@@ -178,6 +168,26 @@ async fn pump(
             return;
         }
     }
+}
+
+/// A copy of `kubeconfig`, written beside it with `extension`, whose
+/// clusters are reached at `address` (the CA stays).
+pub(crate) fn reached_through(
+    kubeconfig: &Path,
+    address: SocketAddr,
+    extension: &str,
+) -> Result<PathBuf, BoxError> {
+    let mut config = Kubeconfig::read_from(kubeconfig)?;
+    for cluster in config
+        .clusters
+        .iter_mut()
+        .filter_map(|c| c.cluster.as_mut())
+    {
+        cluster.server = Some(format!("https://{address}"));
+    }
+    let path = kubeconfig.with_extension(extension);
+    std::fs::write(&path, serde_yaml::to_string(&config)?)?;
+    Ok(path)
 }
 
 /// The API server's address in `kubeconfig` (its first cluster).

@@ -11,7 +11,6 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use kube::config::Kubeconfig;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -19,6 +18,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tokio_rustls::{TlsAcceptor, TlsConnector};
 
+use crate::relay::reached_through;
 use crate::{BoxError, cluster_dir, e2e_dir};
 
 /// One request as the tap saw it.
@@ -100,17 +100,7 @@ impl Tap {
     /// A copy of `kubeconfig` whose clusters are reached through the tap
     /// (the CA stays: the tap's certificate is the cluster CA's).
     pub fn kubeconfig(&self, kubeconfig: &Path) -> Result<PathBuf, BoxError> {
-        let mut config = Kubeconfig::read_from(kubeconfig)?;
-        for cluster in config
-            .clusters
-            .iter_mut()
-            .filter_map(|c| c.cluster.as_mut())
-        {
-            cluster.server = Some(format!("https://{}", self.address));
-        }
-        let path = kubeconfig.with_extension("tapped.kubeconfig");
-        std::fs::write(&path, serde_yaml::to_string(&config)?)?;
-        Ok(path)
+        reached_through(kubeconfig, self.address, "tapped.kubeconfig")
     }
 }
 
