@@ -136,8 +136,13 @@ chart: ## The Helm chart package, dist/trussium-operator-<version>.tgz (same byt
 RELEASE_BASE_URL ?=
 RELEASE_TAG ?=
 .PHONY: release
-release: ## dist/: plugin for 5 platforms (with man pages), image index, SBOMs, chart, krew manifest, crds.yaml, install.yaml, SHA256SUMS
+release: ## dist/: plugin for 5 platforms (with man pages), image index, SBOMs, chart, krew manifest, crds.yaml, install.yaml, SHA256SUMS; signed with COSIGN_KEY=
 	RELEASE_BASE_URL=$(RELEASE_BASE_URL) RELEASE_TAG=$(RELEASE_TAG) scripts/release.sh
+
+KEY ?=
+.PHONY: verify
+verify: ## Check a release's signatures and provenance offline: KEY=cosign.pub (DIST_DIR=dist/, or IMAGE=repo@sha256:... where it is published)
+	KEY=$(KEY) IMAGE=$(IMAGE) scripts/verify.sh
 
 .PHONY: push
 push: ## Push make image's index (with SBOMs) to IMAGE=registry.example/team/trussium-operator[:tag]; prints the reference by digest to install

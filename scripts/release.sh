@@ -16,6 +16,10 @@
 #   install.yaml      the operator's install manifests (kubectl kustomize deploy/,
 #                     the operator image pinned to this version)
 #   SHA256SUMS        of all of the above
+#   <file>.sigstore.json  with COSIGN_KEY: the cosign signature of SHA256SUMS,
+#                     the chart and each plugin archive; the image index then
+#                     carries its signature and SLSA provenance as referrers
+#                     (scripts/sign.sh; make verify checks them)
 # The binaries are cross-compiled with cargo-zigbuild (scripts/cross-build.sh);
 # the Linux ones are static (musl), so they run on any distribution. Every
 # SBOM is checked against Cargo.lock and the build (scripts/sbom-check.sh).
@@ -28,7 +32,10 @@
 #   PROFILE           cargo profile (default: release; make test uses cross-check)
 #   CROSS_TARGET_DIR  cargo target dir of the cross builds (scripts/cross-build.sh)
 #   RELEASE_TAG       the git tag being released (the release workflow's); it
-#                     must be v<version>, or nothing is built
+#                     must be v<version>, or nothing is built; a tagged
+#                     release must be signed
+#   COSIGN_KEY        the signing key (a file, or env://VARIABLE); unset: unsigned
+#   COSIGN_PASSWORD   its password
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,6 +50,10 @@ pkgid=$(cargo pkgid -p kubectl-trussium)
 version=${pkgid##*[#@]}
 if [ -n "${RELEASE_TAG:-}" ] && [ "$RELEASE_TAG" != "v$version" ]; then
   echo "release: the tag $RELEASE_TAG does not match the crate version $version (expected v$version)" >&2
+  exit 1
+fi
+if [ -n "${RELEASE_TAG:-}" ] && [ -z "${COSIGN_KEY:-}" ]; then
+  echo "release: a tagged release is signed: set COSIGN_KEY (a key file, or env://VARIABLE) and COSIGN_PASSWORD" >&2
   exit 1
 fi
 base_url=${RELEASE_BASE_URL:-https://github.com/trussiumhq/trussium-operator/releases/download/v$version}
@@ -135,9 +146,16 @@ YAML
 "$kubectl" kustomize "$overlay" > "$dist/install.yaml"
 
 "$root/scripts/krew-manifest.sh" "$dist" "$base_url" >/dev/null
+# The image's signature and provenance go into its archive, which SHA256SUMS sums.
+[ -z "${COSIGN_KEY:-}" ] || "$root/scripts/sign.sh" image "$dist"
 # Every file of the release.
 (cd "$dist" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\0' | sort -z |
   xargs -0 sha256sum -- > SHA256SUMS)
+if [ -n "${COSIGN_KEY:-}" ]; then
+  "$root/scripts/sign.sh" files "$dist"
+else
+  echo "release: unsigned (set COSIGN_KEY to sign; make verify checks signatures)" >&2
+fi
 
 ls -l "$dist" >&2
 echo "$dist"
