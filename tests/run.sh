@@ -142,10 +142,10 @@ phase "binaries build" cargo build --workspace --bins
 phase "next operator build" "$TRUSSIUM_ROOT/scripts/next-operator.sh"
 # The manual: built with mdBook and checked (links, anchors, names).
 phase "docs" --cold "mdBook is built once per machine, about 2 minutes" "$TRUSSIUM_ROOT/scripts/docs.sh"
-# The release's tools: the SBOM generator, oras (make publish) and a local
-# registry to publish to (cached per machine by version; a phase of their own
+# The release's tools: the SBOM generator, oras (make publish), a local
+# registry to publish to and cosign (make release signs, make verify checks) (cached per machine by version; a phase of their own
 # so that a cold build shows its cost).
-release_tools() { local t; for t in cargo-cyclonedx oras registry; do scripts/tool.sh "$t" >/dev/null; done; }
+release_tools() { local t; for t in cargo-cyclonedx oras registry cosign; do scripts/tool.sh "$t" >/dev/null; done; }
 phase "release tools" --cold "about 2 minutes, once per machine" release_tools
 # The release bundle as make release writes it (the plugin for five
 # platforms, the operator image index for two, SBOMs, the chart), cheaply
@@ -153,8 +153,12 @@ phase "release tools" --cold "about 2 minutes, once per machine" release_tools
 # release, image and container tests read this one bundle.
 phase "cross tools" --cold "about a minute, once per machine" scripts/cross-tools.sh --qemu
 export TRUSSIUM_RELEASE_DIST=$TRUSSIUM_ROOT/target/e2e/release-dist
+# Signed, as a release is, with a throw-away key made for this run; the
+# tests verify with its public half (tests/src/release.rs: release_key).
+release_key_dir=$TRUSSIUM_ROOT/target/e2e/signing
+phase "signing key (throw-away)" scripts/throwaway-key.sh "$release_key_dir"
 phase "release bundle" --cold "about 8 minutes, cached per machine" env PROFILE=cross-check DIST_DIR="$TRUSSIUM_RELEASE_DIST" \
-  scripts/release.sh
+  COSIGN_KEY="$release_key_dir/cosign.key" COSIGN_PASSWORD="" scripts/release.sh
 # The previous release's operator, for the upgrade test (built from its
 # commit once per machine, cached by it).
 use_previous_operator() { TRUSSIUM_PREVIOUS_OPERATOR=$("$TRUSSIUM_ROOT/scripts/previous-operator.sh"); export TRUSSIUM_PREVIOUS_OPERATOR; }

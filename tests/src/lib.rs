@@ -82,7 +82,7 @@ pub use registry::Registry;
 pub use relay::{Relay, api_server_address};
 pub use release::{
     LockedCrate, RELEASE_DIST_ENV, VERSION, binary_kind, cargo_lock, crates_named_in,
-    image_archive, release_dist,
+    image_archive, release_dist, release_key,
 };
 pub use replica::{Identity, LEADER_ELECTION_ROLE, Memory, Replica, install_leader_election_rbac};
 pub use runtimes::{

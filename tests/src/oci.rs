@@ -14,6 +14,9 @@ use crate::Error;
 
 /// The annotation that tags a manifest in a layout's `index.json`.
 pub const REF_NAME: &str = "org.opencontainers.image.ref.name";
+/// cosign's annotations on a Sigstore bundle stored as a referrer.
+pub const SIGSTORE_BUNDLE: &str = "dev.sigstore.bundle.content";
+pub const SIGSTORE_PREDICATE_TYPE: &str = "dev.sigstore.bundle.predicateType";
 pub const IMAGE_INDEX: &str = "application/vnd.oci.image.index.v1+json";
 pub const IMAGE_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
 
@@ -56,6 +59,8 @@ pub struct Manifest {
     pub config: Descriptor,
     pub layers: Vec<Descriptor>,
     pub subject: Option<Descriptor>,
+    #[serde(default)]
+    pub annotations: BTreeMap<String, String>,
 }
 
 /// The parts of an image's config the tests look at.
@@ -164,6 +169,31 @@ impl Layout {
             if manifest.subject.as_ref().map(|s| s.digest.as_str()) == Some(subject) {
                 found.push(manifest);
             }
+        }
+        Ok(found)
+    }
+
+    /// The Sigstore bundles (cosign's signatures and attestations) that
+    /// `index.json` lists for `subject`, with the predicate type each says it
+    /// holds (`https://sigstore.dev/cosign/sign/v1` for a signature).
+    pub fn sigstore_bundles(&self, subject: &str) -> Result<Vec<(Descriptor, String)>, Error> {
+        let mut found = Vec::new();
+        for descriptor in self.index()?.manifests {
+            if descriptor.media_type != IMAGE_MANIFEST {
+                continue;
+            }
+            let manifest: Manifest = self.json(&descriptor)?;
+            if manifest.subject.as_ref().map(|s| s.digest.as_str()) != Some(subject)
+                || !manifest.annotations.contains_key(SIGSTORE_BUNDLE)
+            {
+                continue;
+            }
+            let predicate = manifest
+                .annotations
+                .get(SIGSTORE_PREDICATE_TYPE)
+                .cloned()
+                .unwrap_or_default();
+            found.push((descriptor, predicate));
         }
         Ok(found)
     }

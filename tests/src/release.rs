@@ -15,11 +15,17 @@ pub const RELEASE_DIST_ENV: &str = "TRUSSIUM_RELEASE_DIST";
 /// The version in the release's file names and tags (the workspace's).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The release bundle as `make release` writes it: the one `make test` built
-/// (`TRUSSIUM_RELEASE_DIST`), or else built once per test binary with the
-/// cheap `cross-check` profile into `target/e2e/release-dist` (the cross
-/// target dir is cached outside the checkout; `TRUSSIUM_RELEASE_PROFILE`
-/// picks another profile).
+/// The public half of the throw-away key the test bundle is signed with
+/// (scripts/throwaway-key.sh, by `make test` or by `release_dist`).
+pub fn release_key() -> PathBuf {
+    e2e_dir().join("signing").join("cosign.pub")
+}
+
+/// The release bundle as `make release` writes it, signed with a throw-away
+/// key (`release_key`): the one `make test` built (`TRUSSIUM_RELEASE_DIST`),
+/// or else built once per test binary with the cheap `cross-check` profile
+/// into `target/e2e/release-dist` (the cross target dir is cached outside
+/// the checkout; `TRUSSIUM_RELEASE_PROFILE` picks another profile).
 pub fn release_dist() -> Result<PathBuf, Error> {
     if let Some(dist) = env_path(RELEASE_DIST_ENV) {
         return Ok(dist);
@@ -30,10 +36,21 @@ pub fn release_dist() -> Result<PathBuf, Error> {
     let built = BUILT.get_or_init(|| {
         let profile =
             std::env::var("TRUSSIUM_RELEASE_PROFILE").unwrap_or_else(|_| "cross-check".into());
+        let keys = e2e_dir().join("signing");
+        let made = std::process::Command::new(repo_root().join("scripts/throwaway-key.sh"))
+            .arg(&keys)
+            .stdin(Stdio::null())
+            .status()
+            .map_err(|e| format!("scripts/throwaway-key.sh: {e}"))?;
+        if !made.success() {
+            return Err(format!("scripts/throwaway-key.sh failed ({made})"));
+        }
         let out = std::process::Command::new(&script)
             .current_dir(repo_root())
             .env("PROFILE", profile)
             .env("DIST_DIR", &dist)
+            .env("COSIGN_KEY", keys.join("cosign.key"))
+            .env("COSIGN_PASSWORD", "")
             .env_remove("RELEASE_BASE_URL")
             .env_remove("RELEASE_TAG")
             .stdin(Stdio::null())

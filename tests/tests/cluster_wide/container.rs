@@ -27,7 +27,7 @@ use trussium_e2e::{
     ANY_LOOPBACK_PORT, Audit, BoxError, Endpoint, LoggedEndpoints, OPERATOR_NAMESPACE,
     OPERATOR_SERVICE_ACCOUNT, OPERATOR_USER, Registry, TestNamespace, TestResult, admin_kubeconfig,
     e2e_dir, ensure, ensure_exit, http_get, image_archive, install, install_leader_election_rbac,
-    is_ready, minimal, plugin, release_dist, repo_root, require_cluster, wait_for,
+    is_ready, minimal, plugin, release_dist, release_key, repo_root, require_cluster, wait_for,
 };
 
 const START: Duration = Duration::from_secs(90);
@@ -316,6 +316,25 @@ async fn the_image_runs_as_a_container_with_in_cluster_configuration() -> TestRe
         "make push to {}: {:.1}s, {reference}",
         registry.address,
         pushing.elapsed().as_secs_f64()
+    );
+    // The index's signature and provenance went with it (referrers), and
+    // verify where they are published, as a cluster's admission would.
+    let verified = Command::new(repo_root().join("scripts/verify.sh"))
+        .current_dir(repo_root())
+        .env("KEY", release_key())
+        .env("IMAGE", &reference)
+        .env("PLAIN_HTTP", "1")
+        .stdin(Stdio::null())
+        .output()
+        .await?;
+    let said = String::from_utf8_lossy(&verified.stdout);
+    assert!(
+        verified.status.success()
+            && said.contains(&format!("✓ image {reference}: signature verified"))
+            && said.contains(&format!("✓ image {reference}: SLSA provenance verified")),
+        "make verify IMAGE={reference}: {}\n{said}{}",
+        verified.status,
+        String::from_utf8_lossy(&verified.stderr)
     );
     let out = plugin(&["install", "--image", &reference]).await?;
     ensure_exit(&out, 0, "kubectl trussium install --image")?;

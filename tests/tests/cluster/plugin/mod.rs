@@ -16,3 +16,4 @@ mod kubectl_flags;
 mod logs;
 mod release;
 mod restart;
+mod signing;
