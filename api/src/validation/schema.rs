@@ -98,112 +98,137 @@ fn at(node: &mut Map<String, Value>, path: &[&str], rules: &[&Rule], bounds: &[(
 /// Recognizes one embedded Kubernetes type by its properties.
 fn patch(node: &mut Map<String, Value>) {
     if has(node, &["limits", "requests", "claims"]) {
-        add(node, &rules::REQUESTS_WITHIN_LIMITS);
-        for list in ["limits", "requests"] {
-            at(node, &[list], &[], &[("maxProperties", MAX_PROPERTIES)]);
-            if let Some(quantity) = property(node, &[list, "{}"]) {
-                quantity.insert("maxLength".into(), json!(MAX_QUANTITY));
-                quantity.insert("pattern".into(), json!(rules::QUANTITY_PATTERN));
-                quantity.insert("minimum".into(), json!(0));
-            }
-        }
+        resource_requirements(node);
     } else if has(
         node,
         &["key", "operator", "value", "effect", "tolerationSeconds"],
     ) {
-        for rule in [
-            &rules::TOLERATION_OPERATOR,
-            &rules::TOLERATION_EFFECT,
-            &rules::TOLERATION_EXISTS_NO_VALUE,
-            &rules::TOLERATION_EMPTY_KEY,
-            &rules::TOLERATION_SECONDS,
-        ] {
-            add(node, rule);
-        }
-        at(
-            node,
-            &["key"],
-            &[&rules::TOLERATION_KEY],
-            &[("maxLength", MAX_KEY)],
-        );
-        at(
-            node,
-            &["value"],
-            &[&rules::TOLERATION_VALUE],
-            &[("maxLength", MAX_LABEL_VALUE)],
-        );
+        toleration(node);
     } else if has(node, &["matchLabels", "matchExpressions"]) {
-        let labels = &[("maxProperties", MAX_PROPERTIES)];
-        at(node, &["matchLabels"], &[&rules::MATCH_LABELS], labels);
-        at(
-            node,
-            &["matchLabels", "{}"],
-            &[],
-            &[("maxLength", MAX_LABEL_VALUE)],
-        );
-        let requirement = [&rules::SELECTOR_OPERATOR, &rules::SELECTOR_VALUES];
-        let expressions = &[("maxItems", MAX_EXPRESSIONS)];
-        at(node, &["matchExpressions"], &[], expressions);
-        at(node, &["matchExpressions", "[]"], &requirement, &[]);
-        at(
-            node,
-            &["matchExpressions", "[]", "key"],
-            &[&rules::SELECTOR_KEY],
-            &[("maxLength", MAX_KEY)],
-        );
-        at(
-            node,
-            &["matchExpressions", "[]", "values"],
-            &[],
-            &[("maxItems", MAX_VALUES)],
-        );
-        let value = [&rules::SELECTOR_VALUE];
-        at(
-            node,
-            &["matchExpressions", "[]", "values", "[]"],
-            &value,
-            &[("maxLength", MAX_LABEL_VALUE)],
-        );
+        label_selector(node);
     } else if has(node, &["matchExpressions", "matchFields"]) {
-        let requirement = [&rules::NODE_OPERATOR, &rules::NODE_VALUES];
-        let expressions = &[("maxItems", MAX_EXPRESSIONS)];
-        at(node, &["matchExpressions"], &[], expressions);
-        at(node, &["matchExpressions", "[]"], &requirement, &[]);
-        at(
-            node,
-            &["matchExpressions", "[]", "key"],
-            &[&rules::NODE_KEY],
-            &[("maxLength", MAX_KEY)],
-        );
-        at(
-            node,
-            &["matchExpressions", "[]", "values"],
-            &[],
-            &[("maxItems", MAX_VALUES)],
-        );
-        at(
-            node,
-            &["matchExpressions", "[]", "values", "[]"],
-            &[],
-            &[("maxLength", MAX_LABEL_VALUE)],
-        );
-        at(node, &["matchFields", "[]"], &[&rules::NODE_FIELD], &[]);
+        node_selector_term(node);
     } else if has(node, &["topologyKey", "labelSelector"]) {
-        at(
-            node,
-            &["topologyKey"],
-            &[&rules::TOPOLOGY_KEY],
-            &[("maxLength", MAX_KEY)],
-        );
-        let namespace = [&rules::AFFINITY_NAMESPACE];
-        at(
-            node,
-            &["namespaces", "[]"],
-            &namespace,
-            &[("maxLength", MAX_LABEL_VALUE)],
-        );
+        pod_affinity_term(node);
     }
     if has(node, &["weight"]) && (has(node, &["preference"]) || has(node, &["podAffinityTerm"])) {
         at(node, &["weight"], &[], &[("minimum", 1), ("maximum", 100)]);
     }
+}
+
+/// `resources`: requests within limits, bounded maps of valid quantities.
+fn resource_requirements(node: &mut Map<String, Value>) {
+    add(node, &rules::REQUESTS_WITHIN_LIMITS);
+    for list in ["limits", "requests"] {
+        at(node, &[list], &[], &[("maxProperties", MAX_PROPERTIES)]);
+        if let Some(quantity) = property(node, &[list, "{}"]) {
+            quantity.insert("maxLength".into(), json!(MAX_QUANTITY));
+            quantity.insert("pattern".into(), json!(rules::QUANTITY_PATTERN));
+            quantity.insert("minimum".into(), json!(0));
+        }
+    }
+}
+
+/// A toleration: the operator and effect Kubernetes knows, bounded strings.
+fn toleration(node: &mut Map<String, Value>) {
+    for rule in [
+        &rules::TOLERATION_OPERATOR,
+        &rules::TOLERATION_EFFECT,
+        &rules::TOLERATION_EXISTS_NO_VALUE,
+        &rules::TOLERATION_EMPTY_KEY,
+        &rules::TOLERATION_SECONDS,
+    ] {
+        add(node, rule);
+    }
+    at(
+        node,
+        &["key"],
+        &[&rules::TOLERATION_KEY],
+        &[("maxLength", MAX_KEY)],
+    );
+    at(
+        node,
+        &["value"],
+        &[&rules::TOLERATION_VALUE],
+        &[("maxLength", MAX_LABEL_VALUE)],
+    );
+}
+
+/// A label selector: valid keys, values and operators, bounded lists.
+fn label_selector(node: &mut Map<String, Value>) {
+    let labels = &[("maxProperties", MAX_PROPERTIES)];
+    at(node, &["matchLabels"], &[&rules::MATCH_LABELS], labels);
+    at(
+        node,
+        &["matchLabels", "{}"],
+        &[],
+        &[("maxLength", MAX_LABEL_VALUE)],
+    );
+    let requirement = [&rules::SELECTOR_OPERATOR, &rules::SELECTOR_VALUES];
+    let expressions = &[("maxItems", MAX_EXPRESSIONS)];
+    at(node, &["matchExpressions"], &[], expressions);
+    at(node, &["matchExpressions", "[]"], &requirement, &[]);
+    at(
+        node,
+        &["matchExpressions", "[]", "key"],
+        &[&rules::SELECTOR_KEY],
+        &[("maxLength", MAX_KEY)],
+    );
+    at(
+        node,
+        &["matchExpressions", "[]", "values"],
+        &[],
+        &[("maxItems", MAX_VALUES)],
+    );
+    let value = [&rules::SELECTOR_VALUE];
+    at(
+        node,
+        &["matchExpressions", "[]", "values", "[]"],
+        &value,
+        &[("maxLength", MAX_LABEL_VALUE)],
+    );
+}
+
+/// A node selector term: valid keys, operators and fields, bounded lists.
+fn node_selector_term(node: &mut Map<String, Value>) {
+    let requirement = [&rules::NODE_OPERATOR, &rules::NODE_VALUES];
+    let expressions = &[("maxItems", MAX_EXPRESSIONS)];
+    at(node, &["matchExpressions"], &[], expressions);
+    at(node, &["matchExpressions", "[]"], &requirement, &[]);
+    at(
+        node,
+        &["matchExpressions", "[]", "key"],
+        &[&rules::NODE_KEY],
+        &[("maxLength", MAX_KEY)],
+    );
+    at(
+        node,
+        &["matchExpressions", "[]", "values"],
+        &[],
+        &[("maxItems", MAX_VALUES)],
+    );
+    at(
+        node,
+        &["matchExpressions", "[]", "values", "[]"],
+        &[],
+        &[("maxLength", MAX_LABEL_VALUE)],
+    );
+    at(node, &["matchFields", "[]"], &[&rules::NODE_FIELD], &[]);
+}
+
+/// A pod (anti-)affinity term: a valid topology key and namespaces.
+fn pod_affinity_term(node: &mut Map<String, Value>) {
+    at(
+        node,
+        &["topologyKey"],
+        &[&rules::TOPOLOGY_KEY],
+        &[("maxLength", MAX_KEY)],
+    );
+    let namespace = [&rules::AFFINITY_NAMESPACE];
+    at(
+        node,
+        &["namespaces", "[]"],
+        &namespace,
+        &[("maxLength", MAX_LABEL_VALUE)],
+    );
 }

@@ -124,14 +124,7 @@ pub async fn report(
         repair,
     } = plan_made;
     let Some(announcement) = announcement else {
-        // Nothing to write: the stored status is the own one from now on,
-        // unless the cache may miss a write (then taken for someone else's).
-        if !doubted
-            && ctx.caches.own.of(rt).is_none()
-            && let Some(previous) = previous
-        {
-            ctx.caches.own.remember(rt, previous);
-        }
+        remember_own(ctx, rt, doubted, previous);
         return Ok(Reported {
             learned,
             again_in: None,
@@ -159,6 +152,22 @@ pub async fn report(
     publish_events(ctx, rt, &announcement, now).await?;
 
     write(ctx, runtimes, rt, announcement.status).await
+}
+
+/// Nothing to write: the stored status is the own one from now on, unless
+/// the cache may miss a write (then it is taken for someone else's).
+fn remember_own(
+    ctx: &Context,
+    rt: &TrussiumRuntime,
+    doubted: bool,
+    previous: Option<TrussiumRuntimeStatus>,
+) {
+    if !doubted
+        && ctx.caches.own.of(rt).is_none()
+        && let Some(previous) = previous
+    {
+        ctx.caches.own.remember(rt, previous);
+    }
 }
 
 /// What a fresh read of a runtime the cache may be behind on found.

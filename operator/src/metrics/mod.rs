@@ -24,7 +24,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
-use prometheus_client::registry::Registry;
+use prometheus_client::registry::{Metric, Registry};
 use trussium_api::TrussiumRuntime;
 
 use crate::events::Reason;
@@ -126,6 +126,13 @@ struct Inner {
     reverted_changes: Family<KindLabels, Counter>,
 }
 
+/// Registers `metric` under `name` and hands back its handle (a clone
+/// shares the values).
+fn registered<M: Metric + Clone>(registry: &mut Registry, name: &str, help: &str, metric: M) -> M {
+    registry.register(name, help, metric.clone());
+    metric
+}
+
 /// The operator's metrics; cheap to clone.
 #[derive(Clone)]
 pub struct Metrics {
@@ -141,84 +148,78 @@ impl Default for Metrics {
 impl Metrics {
     pub fn new() -> Metrics {
         let mut registry = Registry::default();
-        let reconcile_total = Family::<ResultLabels, Counter>::default();
-        registry.register(
-            "controller_runtime_reconcile",
-            "Total number of reconciliations per controller",
-            reconcile_total.clone(),
-        );
-        let reconcile_errors = Family::<ControllerLabels, Counter>::default();
-        registry.register(
-            "controller_runtime_reconcile_errors",
-            "Total number of reconciliation errors per controller",
-            reconcile_errors.clone(),
-        );
-        let reconcile_time =
-            Family::<ControllerLabels, Histogram>::new_with_constructor(reconcile_histogram);
-        registry.register(
-            "controller_runtime_reconcile_time_seconds",
-            "Length of time per reconciliation per controller",
-            reconcile_time.clone(),
-        );
-        let max_concurrent = Family::<ControllerLabels, Gauge>::default();
-        registry.register(
-            "controller_runtime_max_concurrent_reconciles",
-            "Maximum number of concurrent reconciles per controller",
-            max_concurrent.clone(),
-        );
-        let active_workers = Family::<ControllerLabels, Gauge>::default();
-        registry.register(
-            "controller_runtime_active_workers",
-            "Number of currently used workers per controller",
-            active_workers.clone(),
-        );
-        let leader = Family::<NameLabels, Gauge>::default();
-        registry.register(
-            "leader_election_master_status",
-            "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master",
-            leader.clone(),
-        );
-        let events = Family::<ReasonLabels, Counter>::default();
-        registry.register(
-            "trussium_events",
-            "Kubernetes Events emitted, by reason",
-            events.clone(),
-        );
-        let api_requests = Family::<RequestLabels, Counter>::default();
-        registry.register(
-            "trussium_api_requests",
-            "Requests sent to the Kubernetes API server, by resource kind, verb and HTTP status code of the answer (<error>: none)",
-            api_requests.clone(),
-        );
-        let reverted_changes = Family::<KindLabels, Counter>::default();
-        registry.register(
-            "trussium_reverted_changes",
-            "Changes someone else made to an owned object that the operator put back, by the object's kind",
-            reverted_changes.clone(),
-        );
-        let build_info = Family::<VersionLabels, Gauge>::default();
-        registry.register(
+        let r = &mut registry;
+        let mut inner = Inner {
+            // Moved in once every metric is registered.
+            registry: Mutex::default(),
+            reconcile_total: registered(
+                r,
+                "controller_runtime_reconcile",
+                "Total number of reconciliations per controller",
+                Family::<ResultLabels, Counter>::default(),
+            ),
+            reconcile_errors: registered(
+                r,
+                "controller_runtime_reconcile_errors",
+                "Total number of reconciliation errors per controller",
+                Family::<ControllerLabels, Counter>::default(),
+            ),
+            reconcile_time: registered(
+                r,
+                "controller_runtime_reconcile_time_seconds",
+                "Length of time per reconciliation per controller",
+                Family::<ControllerLabels, Histogram>::new_with_constructor(reconcile_histogram),
+            ),
+            max_concurrent: registered(
+                r,
+                "controller_runtime_max_concurrent_reconciles",
+                "Maximum number of concurrent reconciles per controller",
+                Family::<ControllerLabels, Gauge>::default(),
+            ),
+            active_workers: registered(
+                r,
+                "controller_runtime_active_workers",
+                "Number of currently used workers per controller",
+                Family::<ControllerLabels, Gauge>::default(),
+            ),
+            leader: registered(
+                r,
+                "leader_election_master_status",
+                "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master",
+                Family::<NameLabels, Gauge>::default(),
+            ),
+            events: registered(
+                r,
+                "trussium_events",
+                "Kubernetes Events emitted, by reason",
+                Family::<ReasonLabels, Counter>::default(),
+            ),
+            api_requests: registered(
+                r,
+                "trussium_api_requests",
+                "Requests sent to the Kubernetes API server, by resource kind, verb and HTTP status code of the answer (<error>: none)",
+                Family::<RequestLabels, Counter>::default(),
+            ),
+            reverted_changes: registered(
+                r,
+                "trussium_reverted_changes",
+                "Changes someone else made to an owned object that the operator put back, by the object's kind",
+                Family::<KindLabels, Counter>::default(),
+            ),
+        };
+        let build_info = registered(
+            r,
             "trussium_operator_build_info",
             "The operator's version; always 1",
-            build_info.clone(),
+            Family::<VersionLabels, Gauge>::default(),
         );
         #[cfg(target_os = "linux")]
-        registry.register_collector(Box::new(process::ProcessCollector));
-        registry.register_collector(Box::new(tasks::AliveTasks));
-        Self::set_initial_values(&build_info, &reconcile_total, &reconcile_errors);
+        r.register_collector(Box::new(process::ProcessCollector));
+        r.register_collector(Box::new(tasks::AliveTasks));
+        Self::set_initial_values(&build_info, &inner.reconcile_total, &inner.reconcile_errors);
+        inner.registry = Mutex::new(registry);
         Metrics {
-            inner: Arc::new(Inner {
-                registry: Mutex::new(registry),
-                reconcile_total,
-                reconcile_errors,
-                reconcile_time,
-                max_concurrent,
-                active_workers,
-                leader,
-                events,
-                api_requests,
-                reverted_changes,
-            }),
+            inner: Arc::new(inner),
         }
     }
 
