@@ -31,7 +31,7 @@ pub struct Object {
 
 /// What to do about drift found now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Decision {
     /// Revert it now (the `nth` revert in a row, from 1).
     Revert { nth: u32 },
     /// Leave it for this long, then look again.
@@ -55,7 +55,7 @@ pub struct Backoff {
 impl Backoff {
     /// Drift found on `object` at `now`: revert it (and count the revert) or
     /// wait.
-    pub fn drifted(&mut self, object: &Object, now: Instant) -> Verdict {
+    pub fn drifted(&mut self, object: &Object, now: Instant) -> Decision {
         self.objects
             .retain(|_, r| now.saturating_duration_since(r.last) < QUIET);
         let previous = self.objects.get(object).copied();
@@ -70,7 +70,7 @@ impl Backoff {
                         ..previous
                     },
                 );
-                return Verdict::Wait(due - now);
+                return Decision::Wait(due - now);
             }
         }
         let nth = in_a_row.saturating_add(1);
@@ -82,7 +82,7 @@ impl Backoff {
                 held_until: None,
             },
         );
-        Verdict::Revert { nth }
+        Decision::Revert { nth }
     }
 
     /// How long until the earliest drift left alone on an object of
@@ -221,13 +221,13 @@ mod tests {
         let t0 = Instant::now();
         assert_eq!(
             backoff.drifted(&deployment("x"), t0),
-            Verdict::Revert { nth: 1 }
+            Decision::Revert { nth: 1 }
         );
         assert_eq!(backoff.held("ns", "x", t0), None);
         // Much later: a fresh start, at once again.
         assert_eq!(
             backoff.drifted(&deployment("x"), t0 + QUIET + S),
-            Verdict::Revert { nth: 1 }
+            Decision::Revert { nth: 1 }
         );
     }
 
@@ -241,7 +241,7 @@ mod tests {
         let mut reverts = Vec::new();
         for tick in 0..300_u32 {
             let now = t0 + Duration::from_millis(200) * tick;
-            if let Verdict::Revert { .. } = backoff.drifted(&x, now) {
+            if let Decision::Revert { .. } = backoff.drifted(&x, now) {
                 reverts.push((now - t0).as_secs_f64());
             }
         }
@@ -252,7 +252,7 @@ mod tests {
         assert_eq!(backoff.held("ns", "other", now), None);
         assert_eq!(
             backoff.drifted(&x, t0 + Duration::from_secs(63)),
-            Verdict::Revert { nth: 7 }
+            Decision::Revert { nth: 7 }
         );
         assert_eq!(backoff.held("ns", "x", t0 + Duration::from_secs(63)), None);
     }
@@ -266,10 +266,10 @@ mod tests {
             kind: "Service".into(),
             ..deployment("x")
         };
-        assert_eq!(backoff.drifted(&x, t0), Verdict::Revert { nth: 1 });
-        assert_eq!(backoff.drifted(&x, t0), Verdict::Wait(S));
-        assert_eq!(backoff.drifted(&y, t0), Verdict::Revert { nth: 1 });
-        assert_eq!(backoff.drifted(&service, t0), Verdict::Revert { nth: 1 });
+        assert_eq!(backoff.drifted(&x, t0), Decision::Revert { nth: 1 });
+        assert_eq!(backoff.drifted(&x, t0), Decision::Wait(S));
+        assert_eq!(backoff.drifted(&y, t0), Decision::Revert { nth: 1 });
+        assert_eq!(backoff.drifted(&service, t0), Decision::Revert { nth: 1 });
     }
 
     #[test]
@@ -278,10 +278,10 @@ mod tests {
         let x = deployment("x");
         let t0 = Instant::now();
         backoff.drifted(&x, t0);
-        assert_eq!(backoff.drifted(&x, t0 + S), Verdict::Revert { nth: 2 });
+        assert_eq!(backoff.drifted(&x, t0 + S), Decision::Revert { nth: 2 });
         assert_eq!(
             backoff.drifted(&x, t0 + S + QUIET),
-            Verdict::Revert { nth: 1 }
+            Decision::Revert { nth: 1 }
         );
     }
 

@@ -13,7 +13,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
 use crate::metrics::Metrics;
-use crate::probes::Health;
+use crate::probes::ProbeState;
 
 /// Where to listen; `None` serves nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +39,7 @@ pub fn parse_bind_address(value: &str) -> Result<BindAddress, String> {
 #[derive(Clone)]
 pub enum Routes {
     Metrics(Metrics),
-    Probes(Health),
+    Probes(ProbeState),
 }
 
 impl Routes {
@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn probes_and_metrics_answer_only_on_their_own_listener() {
-        let health = Health::default();
+        let health = ProbeState::default();
         let probes = Routes::Probes(health.clone());
         assert_eq!(respond(&probes, "/healthz").status(), StatusCode::OK);
         assert_eq!(

@@ -19,7 +19,7 @@ use trussium_operator::events::object::Reporter;
 use trussium_operator::kubernetes_version;
 use trussium_operator::leader::{Election, Leadership, LeaseTimings, Renewals, Role};
 use trussium_operator::metrics::{ApiRequestsLayer, Metrics};
-use trussium_operator::probes::Health;
+use trussium_operator::probes::ProbeState;
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -79,7 +79,7 @@ async fn run(cli: Cli) -> Result<(), String> {
     let metrics_listener = listen(cli.metrics_bind_address.0, "metrics").await?;
     let probe_listener = listen(cli.health_probe_bind_address.0, "health probes").await?;
     let metrics = Metrics::new();
-    let health = Health::default();
+    let health = ProbeState::default();
     let kube_config = kube_config().await?;
     let clients = clients(&kube_config, cli.request_timeout, &metrics, &health)?;
     serve(metrics_listener, Routes::Metrics(metrics.clone()));
@@ -189,7 +189,7 @@ fn election(
     clients: &Clients,
     reporter: &Reporter,
     timings: LeaseTimings,
-    (metrics, health): (&Metrics, &Health),
+    (metrics, health): (&Metrics, &ProbeState),
 ) -> Result<Election, String> {
     let namespace = cli
         .leader_elect_resource_namespace
@@ -266,7 +266,7 @@ fn clients(
     config: &Config,
     request_timeout: Duration,
     metrics: &Metrics,
-    health: &Health,
+    health: &ProbeState,
 ) -> Result<Clients, String> {
     let counted = ApiRequestsLayer::new(metrics.clone(), health.clone());
     let watches = ClientBuilder::try_from(config.clone())
@@ -288,7 +288,7 @@ fn election_client(
     timings: &LeaseTimings,
     renewals: &Renewals,
     metrics: &Metrics,
-    health: &Health,
+    health: &ProbeState,
 ) -> Result<Client, String> {
     Ok(
         ClientBuilder::try_from(timed(config, timings.request_timeout()))

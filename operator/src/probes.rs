@@ -14,11 +14,11 @@ struct Inner {
 
 /// Shared readiness state; cheap to clone.
 #[derive(Clone, Default)]
-pub struct Health {
+pub struct ProbeState {
     inner: Arc<Inner>,
 }
 
-impl Health {
+impl ProbeState {
     pub fn set_synced(&self) {
         self.inner.synced.store(true, Ordering::Release);
     }
@@ -61,7 +61,7 @@ mod tests {
 
     #[test]
     fn shared_state_moves_with_the_signals() {
-        let health = Health::default();
+        let health = ProbeState::default();
         assert!(health.readiness().is_err());
         health.set_synced();
         assert_eq!(health.readiness(), Ok(()));

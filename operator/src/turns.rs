@@ -91,7 +91,7 @@ pub type Key = (String, String);
 
 /// How a Deployment given a turn is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Progress {
+pub enum TurnState {
     /// Still rolling: it keeps its turn.
     Rolling,
     /// Every replica it asks for runs the new template and is available:
@@ -110,15 +110,15 @@ pub enum Progress {
 /// `given`: rolling until a later generation of the same Deployment shows
 /// the apply landed; a Deployment made afresh since (deleted, or its
 /// runtime made anew) is another one, and the turn passes on.
-pub fn progress(d: Option<&Deployment>, given: &Given) -> Progress {
+pub fn progress(d: Option<&Deployment>, given: &Given) -> TurnState {
     let Some(d) = d else {
-        return Progress::Gone;
+        return TurnState::Gone;
     };
     if d.metadata.uid != given.deployment_uid {
-        return Progress::Gone;
+        return TurnState::Gone;
     }
     if d.metadata.generation <= given.deployment_generation {
-        return Progress::Rolling;
+        return TurnState::Rolling;
     }
     let status = d.status.clone().unwrap_or_default();
     let failed = status.conditions.iter().flatten().any(|c| {
@@ -127,18 +127,18 @@ pub fn progress(d: Option<&Deployment>, given: &Given) -> Progress {
             && c.reason.as_deref() == Some("ProgressDeadlineExceeded")
     });
     if status.observed_generation < d.metadata.generation {
-        return Progress::Rolling;
+        return TurnState::Rolling;
     }
     let wanted = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
     let updated = status.updated_replicas.unwrap_or(0);
     let available = status.available_replicas.unwrap_or(0);
     let total = status.replicas.unwrap_or(0);
     if updated >= wanted && available >= wanted && total <= updated {
-        Progress::Available
+        TurnState::Available
     } else if failed {
-        Progress::Failed
+        TurnState::Failed
     } else {
-        Progress::Rolling
+        TurnState::Rolling
     }
 }
 
@@ -248,7 +248,7 @@ impl Turns {
         key: &Key,
         given: Given,
         now: Instant,
-        progress: impl Fn(&Key, &Given) -> Progress,
+        progress: impl Fn(&Key, &Given) -> TurnState,
         exists: impl Fn(&Key) -> bool,
     ) -> Turn {
         self.pass_on(&progress);
@@ -272,7 +272,7 @@ impl Turns {
         let failed = self
             .holding
             .iter()
-            .filter(|(k, g)| progress(k, g) == Progress::Failed)
+            .filter(|(k, g)| progress(k, g) == TurnState::Failed)
             .map(|(k, _)| k.clone())
             .collect();
         Turn::Wait(Waiting {
@@ -310,9 +310,9 @@ impl Turns {
         (self.waiting.len(), self.holding.len())
     }
 
-    fn pass_on(&mut self, progress: &impl Fn(&Key, &Given) -> Progress) {
+    fn pass_on(&mut self, progress: &impl Fn(&Key, &Given) -> TurnState) {
         self.holding
-            .retain(|k, g| !matches!(progress(k, g), Progress::Available | Progress::Gone));
+            .retain(|k, g| !matches!(progress(k, g), TurnState::Available | TurnState::Gone));
     }
 }
 

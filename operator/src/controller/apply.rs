@@ -14,7 +14,7 @@ use trussium_api::TrussiumRuntime;
 
 use super::cache::{Cached, Kept};
 use super::lock::lock;
-use crate::backoff::{self, Backoff, Verdict};
+use crate::backoff::{self, Backoff, Decision};
 use crate::drift::{drifted, needs_apply};
 use crate::ownership::{innermost_list, take_over_list};
 use crate::resources::{
@@ -186,15 +186,15 @@ async fn drift<K: Owned>(
         namespace: namespace.clone(),
         name: name.clone(),
     };
-    let verdict = lock(backoff).drifted(&object, Instant::now());
-    if let Verdict::Wait(wait) = verdict {
+    let decision = lock(backoff).drifted(&object, Instant::now());
+    if let Decision::Wait(wait) = decision {
         tracing::debug!(kind = %K::kind(&()), %namespace, %name, %path, wait_seconds = wait.as_secs_f64(), "someone keeps changing it; backing off");
         return Drift::Wait;
     }
     let revert = revert_of(api, desired, &name, path).await;
     let by = revert.changed_by.as_deref().unwrap_or("unknown");
-    match verdict {
-        Verdict::Revert { nth } if nth > 1 => {
+    match decision {
+        Decision::Revert { nth } if nth > 1 => {
             tracing::warn!(kind = %K::kind(&()), %namespace, %name, %path, changed_by = by, reverts_in_a_row = nth, "someone keeps changing it; reverting again");
         }
         _ => {

@@ -1,5 +1,5 @@
 //! What a failed write of an owned object comes to. Pure: the reconcile acts
-//! on the verdict.
+//! on how it is handled.
 //!
 //! - A refusal the API server will repeat for the same object is permanent:
 //!   an invalid object (422) or a bad request (400), a body too large (413)
@@ -153,7 +153,7 @@ fn field_in_message(message: &str) -> Option<String> {
 
 /// What the reconcile does about a failed write.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Handling {
     /// No answer at all: the API server is away (restarting). Retry, and
     /// report nothing: a restart must not read as a failure.
     Unanswered,
@@ -167,23 +167,23 @@ pub enum Verdict {
     Permanent(Stall),
 }
 
-/// The verdict on `failed`, a write of an object of the runtime.
-pub fn verdict(failed: &Failed) -> Verdict {
+/// How the reconcile handles `failed`, a write of an object of the runtime.
+pub fn handling(failed: &Failed) -> Handling {
     let kube::Error::Api(status) = &failed.source else {
-        return Verdict::Unanswered;
+        return Handling::Unanswered;
     };
     if refused_for_namespace_deletion(&failed.source) {
-        return Verdict::NamespaceDeleting;
+        return Handling::NamespaceDeleting;
     }
     match classify(&failed.source) {
-        Failure::Transient => Verdict::Transient {
+        Failure::Transient => Handling::Transient {
             confirm: retried_before_reporting(status.code),
         },
         Failure::Permanent {
             field,
             reason,
             conflict,
-        } => Verdict::Permanent(stall(failed, field.as_deref(), &reason, conflict)),
+        } => Handling::Permanent(stall(failed, field.as_deref(), &reason, conflict)),
     }
 }
 
@@ -396,7 +396,7 @@ mod tests {
     }
 
     #[test]
-    fn verdicts() {
+    fn handlings() {
         let gone = caused(
             403,
             "Forbidden",
@@ -434,12 +434,12 @@ mod tests {
             ),
         ];
         for (failed, want) in cases {
-            let got = match verdict(&failed) {
-                Verdict::Unanswered => "Unanswered",
-                Verdict::NamespaceDeleting => "NamespaceDeleting",
-                Verdict::Transient { confirm: true } => "confirm",
-                Verdict::Transient { confirm: false } => "at once",
-                Verdict::Permanent(stall) => stall.reason,
+            let got = match handling(&failed) {
+                Handling::Unanswered => "Unanswered",
+                Handling::NamespaceDeleting => "NamespaceDeleting",
+                Handling::Transient { confirm: true } => "confirm",
+                Handling::Transient { confirm: false } => "at once",
+                Handling::Permanent(stall) => stall.reason,
             };
             assert_eq!(got, want, "{failed:?}");
         }
@@ -463,8 +463,8 @@ mod tests {
         let mut rt: TrussiumRuntime =
             serde_yaml::from_str(include_str!("../resources/fixtures/minimal.yaml")).unwrap();
         rt.metadata.generation = Some(1);
-        let Verdict::Permanent(stall) =
-            verdict(&failed("NetworkPolicy", api(422, "Invalid", "denied")))
+        let Handling::Permanent(stall) =
+            handling(&failed("NetworkPolicy", api(422, "Invalid", "denied")))
         else {
             panic!("not permanent");
         };
@@ -519,7 +519,7 @@ mod tests {
             "Deployment",
             with_causes(422, "Invalid", "denied: no", &["spec.replicas"]),
         );
-        let Verdict::Permanent(stall) = verdict(&refused) else {
+        let Handling::Permanent(stall) = handling(&refused) else {
             panic!("not permanent");
         };
         assert_eq!(
@@ -527,7 +527,7 @@ mod tests {
             "The API server refuses Deployment \"x\" (field spec.replicas): denied: no. The operator applies it again when the runtime changes."
         );
         let policy = failed("NetworkPolicy", api(409, "AlreadyExists", "held"));
-        let Verdict::Permanent(stall) = verdict(&policy) else {
+        let Handling::Permanent(stall) = handling(&policy) else {
             panic!("not permanent");
         };
         assert!(

@@ -23,7 +23,7 @@ use crate::metrics::{Metrics, ReconcileResult};
 pub struct Instruments {
     pub leadership: Leadership,
     pub metrics: Metrics,
-    pub health: crate::probes::Health,
+    pub health: crate::probes::ProbeState,
 }
 
 pub(super) struct Gate {

@@ -38,7 +38,7 @@ use lock::lock;
 
 use crate::config::OperatorConfig;
 use crate::events::object::Reporter;
-use crate::probes::Health;
+use crate::probes::ProbeState;
 
 /// How many reconciles run at once, how often a runtime nothing changed is
 /// reconciled again, how long a watch runs before it is opened again, how
@@ -146,7 +146,7 @@ pub async fn run(
 /// Readiness: every cache holds its first full list, so a reconcile can
 /// decide. Asked, not awaited: the controller waits on the runtime store,
 /// and a store's `wait_until_ready` wakes only its last waiter.
-async fn report_readiness(ctx: Weak<Context>, health: Health) {
+async fn report_readiness(ctx: Weak<Context>, health: ProbeState) {
     let mut every = tokio::time::interval(Duration::from_millis(100));
     loop {
         every.tick().await;

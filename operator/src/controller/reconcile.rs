@@ -19,7 +19,7 @@ use super::apply::{Owned, ensure, remove};
 use super::cache::Cached;
 use super::context::Context;
 use super::error::{Error, one_line};
-use super::failure::{self, Failed, Verdict};
+use super::failure::{self, Failed, Handling};
 use super::lock::lock;
 use super::publish::{Published, publish};
 use super::report::{Written, report};
@@ -290,19 +290,19 @@ fn apply_failed(
 ) -> ControlFlow<Result<Action, Error>, Outcome> {
     let namespace = rt.namespace().unwrap_or_default();
     let name = rt.name_any();
-    match failure::verdict(&failed) {
-        Verdict::Unanswered => ControlFlow::Break(Err(Error::Unanswered(failed.source))),
-        Verdict::NamespaceDeleting => ControlFlow::Break(Ok(let_go(ctx, rt))),
+    match failure::handling(&failed) {
+        Handling::Unanswered => ControlFlow::Break(Err(Error::Unanswered(failed.source))),
+        Handling::NamespaceDeleting => ControlFlow::Break(Ok(let_go(ctx, rt))),
         // Refused, or the server failed, as a restarting API server does
         // for a moment: reported once that has lasted until the retry.
-        Verdict::Transient { confirm: true } if !ctx.grace.lasted(&namespace, &name) => {
+        Handling::Transient { confirm: true } if !ctx.grace.lasted(&namespace, &name) => {
             ControlFlow::Break(Err(Error::FailedOnce(failed.to_string())))
         }
-        Verdict::Transient { .. } => {
+        Handling::Transient { .. } => {
             tracing::warn!(%namespace, %name, kind = %failed.kind, error = %failed, "applying failed");
             ControlFlow::Continue(Outcome::Failed(observed, failed.to_string()))
         }
-        Verdict::Permanent(stall) => {
+        Handling::Permanent(stall) => {
             tracing::warn!(%namespace, %name, kind = %failed.kind, reason = stall.reason, error = %failed, "applying refused; not retrying until something changes");
             ctx.grace.clear(&namespace, &name);
             ctx.stalls

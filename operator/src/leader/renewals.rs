@@ -61,10 +61,10 @@ pub struct RenewalsLayer {
 }
 
 impl<S> Layer<S> for RenewalsLayer {
-    type Service = Recorded<S>;
+    type Service = WithRenewals<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        Recorded {
+        WithRenewals {
             inner,
             renewals: self.renewals.clone(),
         }
@@ -72,12 +72,12 @@ impl<S> Layer<S> for RenewalsLayer {
 }
 
 #[derive(Clone)]
-pub struct Recorded<S> {
+pub struct WithRenewals<S> {
     inner: S,
     renewals: Renewals,
 }
 
-impl<S, B, RB> Service<Request<B>> for Recorded<S>
+impl<S, B, RB> Service<Request<B>> for WithRenewals<S>
 where
     S: Service<Request<B>, Response = Response<RB>>,
     S::Future: Send + 'static,

@@ -10,7 +10,7 @@ use http::{Method, Request, Uri};
 use tower::{Layer, Service};
 
 use super::{Metrics, NO_ANSWER};
-use crate::probes::Health;
+use crate::probes::ProbeState;
 
 /// The resource (`deployments`, `trussiumruntimes/status`) and the
 /// Kubernetes verb (`get`, `list`, `watch`, `create`, `patch`, ...) of a
@@ -59,16 +59,16 @@ pub fn request_kind_and_verb(method: &Method, uri: &Uri) -> (String, String) {
     (kind, verb.into())
 }
 
-/// Counts requests into [`Metrics`] and records in [`Health`] whether the API
+/// Counts requests into [`Metrics`] and records in [`ProbeState`] whether the API
 /// server answered.
 #[derive(Clone)]
 pub struct ApiRequestsLayer {
     metrics: Metrics,
-    health: Health,
+    health: ProbeState,
 }
 
 impl ApiRequestsLayer {
-    pub fn new(metrics: Metrics, health: Health) -> Self {
+    pub fn new(metrics: Metrics, health: ProbeState) -> Self {
         ApiRequestsLayer { metrics, health }
     }
 }
@@ -89,7 +89,7 @@ impl<S> Layer<S> for ApiRequestsLayer {
 pub struct ApiRequests<S> {
     inner: S,
     metrics: Metrics,
-    health: Health,
+    health: ProbeState,
 }
 
 /// Counts one request when it is answered, or as [`NO_ANSWER`] when it ends
@@ -207,7 +207,7 @@ mod tests {
     #[test]
     fn requests_are_counted_by_the_answer_or_its_absence() -> Result<(), std::fmt::Error> {
         let metrics = Metrics::new();
-        let layer = ApiRequestsLayer::new(metrics.clone(), Health::default());
+        let layer = ApiRequestsLayer::new(metrics.clone(), ProbeState::default());
         let _ = now(layer.layer(Server::Answers(404)).call(get_secret()));
         let _ = now(layer.layer(Server::Answers(200)).call(get_secret()));
         let _ = now(layer.layer(Server::Answers(200)).call(get_secret()));

@@ -174,7 +174,7 @@ fn given(generation: i64) -> Given {
 
 /// Asks for `name` at `at` seconds after `t0`, with `progress` for every
 /// runtime holding a turn; every runtime exists.
-fn ask_at(turns: &mut Turns, name: &str, t0: Instant, at: u64, progress: Progress) -> Turn {
+fn ask_at(turns: &mut Turns, name: &str, t0: Instant, at: u64, progress: TurnState) -> Turn {
     turns.ask(
         &key(name),
         given(1),
@@ -190,12 +190,12 @@ fn no_turn_before_the_queue_settles_then_in_the_order_of_names() {
     let t0 = Instant::now();
     for name in ["c", "a", "b"] {
         assert!(matches!(
-            ask_at(&mut turns, name, t0, 0, Progress::Rolling),
+            ask_at(&mut turns, name, t0, 0, TurnState::Rolling),
             Turn::Wait(_)
         ));
     }
     // Settled: c asks first, yet a is first in line.
-    let c = ask_at(&mut turns, "c", t0, 6, Progress::Rolling);
+    let c = ask_at(&mut turns, "c", t0, 6, TurnState::Rolling);
     assert_eq!(
         c,
         Turn::Wait(Waiting {
@@ -205,9 +205,9 @@ fn no_turn_before_the_queue_settles_then_in_the_order_of_names() {
             max: 1
         })
     );
-    assert_eq!(ask_at(&mut turns, "a", t0, 6, Progress::Rolling), Turn::Go);
+    assert_eq!(ask_at(&mut turns, "a", t0, 6, TurnState::Rolling), Turn::Go);
     // a holds the only turn while it rolls.
-    let b = ask_at(&mut turns, "b", t0, 7, Progress::Rolling);
+    let b = ask_at(&mut turns, "b", t0, 7, TurnState::Rolling);
     assert!(matches!(
         b,
         Turn::Wait(Waiting {
@@ -217,17 +217,17 @@ fn no_turn_before_the_queue_settles_then_in_the_order_of_names() {
         })
     ));
     // Asked again, a keeps its turn (its apply may have failed).
-    assert_eq!(ask_at(&mut turns, "a", t0, 7, Progress::Rolling), Turn::Go);
+    assert_eq!(ask_at(&mut turns, "a", t0, 7, TurnState::Rolling), Turn::Go);
     // Available: the turn passes to b, then c.
     assert_eq!(
-        ask_at(&mut turns, "b", t0, 8, Progress::Available),
+        ask_at(&mut turns, "b", t0, 8, TurnState::Available),
         Turn::Go
     );
     assert!(matches!(
-        ask_at(&mut turns, "c", t0, 8, Progress::Rolling),
+        ask_at(&mut turns, "c", t0, 8, TurnState::Rolling),
         Turn::Wait(Waiting { ahead: 0, .. })
     ));
-    assert_eq!(ask_at(&mut turns, "c", t0, 9, Progress::Gone), Turn::Go);
+    assert_eq!(ask_at(&mut turns, "c", t0, 9, TurnState::Gone), Turn::Go);
     assert_eq!(turns.counts(), (0, 1));
 }
 
@@ -236,12 +236,12 @@ fn as_many_turns_as_the_maximum() {
     let mut turns = Turns::new(2);
     let t0 = Instant::now();
     for name in ["a", "b", "c"] {
-        ask_at(&mut turns, name, t0, 0, Progress::Rolling);
+        ask_at(&mut turns, name, t0, 0, TurnState::Rolling);
     }
-    assert_eq!(ask_at(&mut turns, "b", t0, 5, Progress::Rolling), Turn::Go);
-    assert_eq!(ask_at(&mut turns, "a", t0, 5, Progress::Rolling), Turn::Go);
+    assert_eq!(ask_at(&mut turns, "b", t0, 5, TurnState::Rolling), Turn::Go);
+    assert_eq!(ask_at(&mut turns, "a", t0, 5, TurnState::Rolling), Turn::Go);
     assert!(matches!(
-        ask_at(&mut turns, "c", t0, 5, Progress::Rolling),
+        ask_at(&mut turns, "c", t0, 5, TurnState::Rolling),
         Turn::Wait(Waiting { rolling: 2, .. })
     ));
 }
@@ -250,10 +250,10 @@ fn as_many_turns_as_the_maximum() {
 fn a_failed_rollout_keeps_its_turn_and_is_named() {
     let mut turns = Turns::new(1);
     let t0 = Instant::now();
-    ask_at(&mut turns, "a", t0, 0, Progress::Rolling);
-    ask_at(&mut turns, "b", t0, 0, Progress::Rolling);
-    assert_eq!(ask_at(&mut turns, "a", t0, 5, Progress::Rolling), Turn::Go);
-    let b = ask_at(&mut turns, "b", t0, 6, Progress::Failed);
+    ask_at(&mut turns, "a", t0, 0, TurnState::Rolling);
+    ask_at(&mut turns, "b", t0, 0, TurnState::Rolling);
+    assert_eq!(ask_at(&mut turns, "a", t0, 5, TurnState::Rolling), Turn::Go);
+    let b = ask_at(&mut turns, "b", t0, 6, TurnState::Failed);
     assert_eq!(
         b,
         Turn::Wait(Waiting {
@@ -269,8 +269,8 @@ fn a_failed_rollout_keeps_its_turn_and_is_named() {
 fn the_owner_taking_over_frees_the_turn() {
     let mut turns = Turns::new(1);
     let t0 = Instant::now();
-    ask_at(&mut turns, "a", t0, 0, Progress::Rolling);
-    assert_eq!(ask_at(&mut turns, "a", t0, 5, Progress::Rolling), Turn::Go);
+    ask_at(&mut turns, "a", t0, 0, TurnState::Rolling);
+    assert_eq!(ask_at(&mut turns, "a", t0, 5, TurnState::Rolling), Turn::Go);
     // The same ask (its template now applied): still held.
     turns.not_needed(&key("a"), &given(1));
     assert_eq!(turns.counts(), (0, 1));
@@ -284,25 +284,25 @@ fn a_runtime_gone_or_silent_leaves_the_queue() {
     let mut turns = Turns::new(1);
     let t0 = Instant::now();
     // "0-silent" asks once, first in line, and never again.
-    ask_at(&mut turns, "0-silent", t0, 0, Progress::Rolling);
-    ask_at(&mut turns, "a", t0, 0, Progress::Rolling);
-    ask_at(&mut turns, "b", t0, 0, Progress::Rolling);
+    ask_at(&mut turns, "0-silent", t0, 0, TurnState::Rolling);
+    ask_at(&mut turns, "a", t0, 0, TurnState::Rolling);
+    ask_at(&mut turns, "b", t0, 0, TurnState::Rolling);
     assert_eq!(turns.counts(), (3, 0));
     // Still remembered: a waits behind it.
     assert!(matches!(
-        ask_at(&mut turns, "a", t0, 60, Progress::Rolling),
+        ask_at(&mut turns, "a", t0, 60, TurnState::Rolling),
         Turn::Wait(Waiting { ahead: 1, .. })
     ));
     // Two minutes on, it is forgotten.
     assert_eq!(
-        ask_at(&mut turns, "a", t0, 130, Progress::Rolling),
+        ask_at(&mut turns, "a", t0, 130, TurnState::Rolling),
         Turn::Go
     );
     assert_eq!(turns.counts(), (0, 1));
     // Gone while holding its turn: b gets it.
     turns.forget(&key("a"));
     assert_eq!(
-        ask_at(&mut turns, "b", t0, 131, Progress::Rolling),
+        ask_at(&mut turns, "b", t0, 131, TurnState::Rolling),
         Turn::Go
     );
     assert_eq!(turns.counts(), (0, 1));
@@ -349,20 +349,20 @@ fn counts(observed: i64, total: i32, updated: i32, available: i32) -> Deployment
 #[test]
 fn progress_of_a_deployment() {
     let g = given(1);
-    assert_eq!(progress(None, &g), Progress::Gone);
+    assert_eq!(progress(None, &g), TurnState::Gone);
     // The apply has not landed yet: however it looks, it rolls.
     let done = deployment_at(1, counts(1, 2, 2, 2));
-    assert_eq!(progress(Some(&done), &g), Progress::Rolling);
+    assert_eq!(progress(Some(&done), &g), TurnState::Rolling);
     // Deleted and made afresh: another Deployment, the turn passes on.
     let mut remade = deployment_at(1, counts(1, 2, 2, 2));
     remade.metadata.uid = Some("remade".into());
-    assert_eq!(progress(Some(&remade), &g), Progress::Gone);
+    assert_eq!(progress(Some(&remade), &g), TurnState::Gone);
     let done = deployment_at(2, counts(2, 2, 2, 2));
-    assert_eq!(progress(Some(&done), &g), Progress::Available);
+    assert_eq!(progress(Some(&done), &g), TurnState::Available);
     let unseen = deployment_at(2, counts(1, 2, 2, 2));
-    assert_eq!(progress(Some(&unseen), &g), Progress::Rolling);
+    assert_eq!(progress(Some(&unseen), &g), TurnState::Rolling);
     let old_pods_left = deployment_at(2, counts(2, 3, 2, 3));
-    assert_eq!(progress(Some(&old_pods_left), &g), Progress::Rolling);
+    assert_eq!(progress(Some(&old_pods_left), &g), TurnState::Rolling);
     let mut failed = counts(2, 3, 1, 2);
     failed.conditions = Some(vec![DeploymentCondition {
         type_: "Progressing".into(),
@@ -372,7 +372,7 @@ fn progress_of_a_deployment() {
     }]);
     assert_eq!(
         progress(Some(&deployment_at(2, failed)), &g),
-        Progress::Failed
+        TurnState::Failed
     );
 }
 
@@ -380,13 +380,13 @@ fn progress_of_a_deployment() {
 fn a_deleted_runtime_stops_waiting_at_once() {
     let mut turns = Turns::new(1);
     let t0 = Instant::now();
-    ask_at(&mut turns, "a", t0, 0, Progress::Rolling);
-    ask_at(&mut turns, "b", t0, 0, Progress::Rolling);
+    ask_at(&mut turns, "a", t0, 0, TurnState::Rolling);
+    ask_at(&mut turns, "b", t0, 0, TurnState::Rolling);
     let b = turns.ask(
         &key("b"),
         given(1),
         t0 + Duration::from_secs(6),
-        |_, _| Progress::Rolling,
+        |_, _| TurnState::Rolling,
         |k| k != &key("a"),
     );
     assert_eq!(b, Turn::Go, "a, deleted, is no longer ahead");
@@ -396,8 +396,8 @@ fn a_deleted_runtime_stops_waiting_at_once() {
 fn a_new_runtime_under_the_same_name_frees_the_turn() {
     let mut turns = Turns::new(1);
     let t0 = Instant::now();
-    ask_at(&mut turns, "a", t0, 0, Progress::Rolling);
-    assert_eq!(ask_at(&mut turns, "a", t0, 5, Progress::Rolling), Turn::Go);
+    ask_at(&mut turns, "a", t0, 0, TurnState::Rolling);
+    assert_eq!(ask_at(&mut turns, "a", t0, 5, TurnState::Rolling), Turn::Go);
     turns.not_needed(
         &key("a"),
         &Given {
