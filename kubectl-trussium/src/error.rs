@@ -276,6 +276,28 @@ pub enum Refusal {
     NoSuchRevision { revision: i64, known: Vec<i64> },
 }
 
+impl Refusal {
+    /// What to do instead of the refused rollback of runtime `name`; nothing
+    /// for one being deleted.
+    fn hint(&self, name: &str, namespace: &str) -> Option<String> {
+        Some(match self {
+            Refusal::NoRolloutCompleted => format!(
+                "choose an image instead: `kubectl trussium upgrade {name} -n {namespace} --tag TAG`"
+            ),
+            Refusal::AlreadyDesired(_) => format!(
+                "see where the rollout stands with `kubectl trussium status {name} -n {namespace}`"
+            ),
+            Refusal::BeingDeleted => return None,
+            Refusal::NoEarlierImage
+            | Refusal::NeverRan(_)
+            | Refusal::NoSuchRevision { .. }
+            | Refusal::Unverified(_) => format!(
+                "the images it ran: `kubectl trussium history {name} -n {namespace}`; another image: `kubectl trussium upgrade {name} -n {namespace} --tag TAG`"
+            ),
+        })
+    }
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
@@ -356,23 +378,7 @@ impl Error {
                 name,
                 namespace,
                 refusal,
-            } => Some(match refusal {
-                Refusal::NoRolloutCompleted => format!(
-                    "choose an image instead: `kubectl trussium upgrade {name} -n {namespace} --tag TAG`"
-                ),
-                Refusal::AlreadyDesired(_) => format!(
-                    "see where the rollout stands with `kubectl trussium status {name} -n {namespace}`"
-                ),
-                Refusal::BeingDeleted => return None,
-                Refusal::NoEarlierImage
-                | Refusal::NeverRan(_)
-                | Refusal::NoSuchRevision { .. }
-                | Refusal::Unverified(_) => {
-                    format!(
-                        "the images it ran: `kubectl trussium history {name} -n {namespace}`; another image: `kubectl trussium upgrade {name} -n {namespace} --tag TAG`"
-                    )
-                }
-            }),
+            } => refusal.hint(name, namespace),
             Error::NewerCrd { installed, .. } => Some(format!(
                 "upgrade the plugin (`kubectl krew upgrade trussium`), or install with kubectl-trussium {installed}"
             )),
@@ -673,6 +679,39 @@ mod tests {
             std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "Connection refused");
         let outer = kube::Error::ReadEvents(inner);
         assert_eq!(root_cause(&outer), "Connection refused");
+    }
+
+    #[test]
+    fn each_rollback_refusal_hints_what_to_do_instead() {
+        let hint = |refusal| {
+            Error::RollbackRefused {
+                name: "rt".into(),
+                namespace: "ai".into(),
+                refusal,
+            }
+            .hint()
+        };
+        assert_eq!(
+            hint(Refusal::NoRolloutCompleted).as_deref(),
+            Some("choose an image instead: `kubectl trussium upgrade rt -n ai --tag TAG`")
+        );
+        assert_eq!(
+            hint(Refusal::AlreadyDesired("r:v1".into())).as_deref(),
+            Some("see where the rollout stands with `kubectl trussium status rt -n ai`")
+        );
+        assert_eq!(hint(Refusal::BeingDeleted), None);
+        let elsewhere = "the images it ran: `kubectl trussium history rt -n ai`; another image: `kubectl trussium upgrade rt -n ai --tag TAG`";
+        for refusal in [
+            Refusal::NoEarlierImage,
+            Refusal::NeverRan("v9".into()),
+            Refusal::Unverified("r:v0".into()),
+            Refusal::NoSuchRevision {
+                revision: 7,
+                known: vec![3],
+            },
+        ] {
+            assert_eq!(hint(refusal).as_deref(), Some(elsewhere));
+        }
     }
 
     #[test]

@@ -5,7 +5,9 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::ResourceExt;
 use trussium_api::suspension::{Suspension, suspension};
-use trussium_api::{ConditionStatus, TrussiumRuntime, condition_type, reason};
+use trussium_api::{
+    ConditionStatus, TrussiumRuntime, TrussiumRuntimeStatus, condition_type, reason,
+};
 
 use crate::output::Health;
 use crate::terminal::{is_object_name, is_secret_key, safe, shell_command};
@@ -224,28 +226,7 @@ pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
     let name = rt.name_any();
     let ns = rt.namespace().unwrap_or_default();
     let mut steps = Vec::new();
-
-    match suspension(&rt.metadata) {
-        Suspension::Suspended { reason: why } => steps.push(NextStep {
-            why: match why {
-                Some(why) => format!(
-                    "suspended (reason: {}): the operator changes nothing until it is resumed",
-                    safe(why)
-                ),
-                None => "suspended: the operator changes nothing until it is resumed".to_string(),
-            },
-            command: shell_command(&["kubectl", "trussium", "resume", &name, "-n", &ns]),
-        }),
-        Suspension::Ignored { value } => steps.push(NextStep {
-            why: format!(
-                "the annotation {} is {:?}, which suspends nothing (only \"true\" does); remove it",
-                trussium_api::suspension::SUSPENDED,
-                safe(value)
-            ),
-            command: shell_command(&["kubectl", "trussium", "resume", &name, "-n", &ns]),
-        }),
-        Suspension::Active => {}
-    }
+    steps.extend(suspension_step(rt, &name, &ns));
 
     if let Some(c) = status
         .condition(condition_type::CONFIGURATION_VALID)
@@ -254,33 +235,7 @@ pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
         steps.extend(missing_secret_steps(rt, &ns, &c.message));
     }
 
-    let failed = status
-        .condition(condition_type::UPGRADING)
-        .is_some_and(|c| c.reason == reason::UPGRADE_FAILED);
-    let desired = rt.spec.image.reference();
-    match status.last_successful_image.as_deref() {
-        // (Once desired is the last successful image again, a rollback is
-        // under way: nothing to suggest.)
-        Some(last) if failed && last != desired => steps.push(NextStep {
-            why: format!(
-                "the upgrade to {} failed; go back to {}",
-                rt.spec.image.version(),
-                safe(last)
-            ),
-            command: shell_command(&[
-                "kubectl", "trussium", "rollback", &name, "-n", &ns, "--wait",
-            ]),
-        }),
-        None if failed => steps.push(NextStep {
-            why: "the upgrade failed and no earlier image ever rolled out; pick another image"
-                .to_string(),
-            command: format!(
-                "{} --tag <TAG> --wait",
-                shell_command(&["kubectl", "trussium", "upgrade", &name, "-n", &ns])
-            ),
-        }),
-        _ => {}
-    }
+    steps.extend(failed_upgrade_step(rt, status, &name, &ns));
 
     if let Some(c) = status
         .condition(condition_type::STALLED)
@@ -300,6 +255,68 @@ pub fn next_steps(rt: &TrussiumRuntime) -> Vec<NextStep> {
         });
     }
     steps
+}
+
+/// The step to resume a suspended runtime, or to remove a suspend
+/// annotation that suspends nothing; `None` while it is active.
+fn suspension_step(rt: &TrussiumRuntime, name: &str, ns: &str) -> Option<NextStep> {
+    let why = match suspension(&rt.metadata) {
+        Suspension::Suspended { reason: Some(why) } => format!(
+            "suspended (reason: {}): the operator changes nothing until it is resumed",
+            safe(why)
+        ),
+        Suspension::Suspended { reason: None } => {
+            "suspended: the operator changes nothing until it is resumed".to_string()
+        }
+        Suspension::Ignored { value } => format!(
+            "the annotation {} is {:?}, which suspends nothing (only \"true\" does); remove it",
+            trussium_api::suspension::SUSPENDED,
+            safe(value)
+        ),
+        Suspension::Active => return None,
+    };
+    Some(NextStep {
+        why,
+        command: shell_command(&["kubectl", "trussium", "resume", name, "-n", ns]),
+    })
+}
+
+/// After a failed upgrade: the rollback to the last image that rolled out,
+/// or another image when none ever did.
+fn failed_upgrade_step(
+    rt: &TrussiumRuntime,
+    status: &TrussiumRuntimeStatus,
+    name: &str,
+    ns: &str,
+) -> Option<NextStep> {
+    let failed = status
+        .condition(condition_type::UPGRADING)
+        .is_some_and(|c| c.reason == reason::UPGRADE_FAILED);
+    if !failed {
+        return None;
+    }
+    let desired = rt.spec.image.reference();
+    match status.last_successful_image.as_deref() {
+        Some(last) if last != desired => Some(NextStep {
+            why: format!(
+                "the upgrade to {} failed; go back to {}",
+                rt.spec.image.version(),
+                safe(last)
+            ),
+            command: shell_command(&["kubectl", "trussium", "rollback", name, "-n", ns, "--wait"]),
+        }),
+        // Once desired is the last successful image again, a rollback is
+        // under way: nothing to suggest.
+        Some(_) => None,
+        None => Some(NextStep {
+            why: "the upgrade failed and no earlier image ever rolled out; pick another image"
+                .to_string(),
+            command: format!(
+                "{} --tag <TAG> --wait",
+                shell_command(&["kubectl", "trussium", "upgrade", name, "-n", ns])
+            ),
+        }),
+    }
 }
 
 /// The step for a stall the operator will not retry by itself, by its

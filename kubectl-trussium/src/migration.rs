@@ -13,7 +13,7 @@
 use std::time::{Duration, Instant};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{ApiResource, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, CustomResourceExt, ResourceExt};
 use serde_json::json;
 use trussium_api::TrussiumRuntime;
@@ -112,15 +112,13 @@ impl Report {
 pub async fn run(
     target: &Target,
     dry_run: bool,
-    mut progress: impl FnMut(usize, usize),
+    progress: impl FnMut(usize, usize),
 ) -> Result<Report> {
     let crds: Api<CustomResourceDefinition> = Api::all(target.client.clone());
-    let name = TrussiumRuntime::crd_name();
-    let get_crd = Request::new("get", CRDS).name(name);
     let crd = crds
-        .get_opt(name)
+        .get_opt(TrussiumRuntime::crd_name())
         .await
-        .map_err(|e| target.fail(get_crd.clone(), e))?
+        .map_err(|e| target.fail(get_crd(), e))?
         .ok_or(Error::CrdMissing)?;
     let older = match plan(&crd).map_err(Error::Migration)? {
         Plan::Nothing => return Ok(Report::default()),
@@ -128,13 +126,29 @@ pub async fn run(
     };
 
     wait_for_storage(target).await?;
-    let planned_generation = crd.metadata.generation;
     let resource = api_resource(STORAGE_VERSION);
-    let runtimes: Api<DynamicObject> = Api::all_with(target.client.clone(), &resource);
+    let listed = list_runtimes(target, &resource).await?;
     let mut report = Report {
         older,
         ..Report::default()
     };
+    if dry_run {
+        report.rewritten = listed.len();
+        return Ok(report);
+    }
+    rewrite_all(target, &resource, listed, &mut report, progress).await?;
+    trim_stored_versions(target, &crds, crd).await?;
+    Ok(report)
+}
+
+/// The request that reads the runtimes' CRD, as errors name it.
+fn get_crd() -> Request {
+    Request::new("get", CRDS).name(TrussiumRuntime::crd_name())
+}
+
+/// Every runtime in every namespace, as stored, read page by page.
+async fn list_runtimes(target: &Target, resource: &ApiResource) -> Result<Vec<DynamicObject>> {
+    let runtimes: Api<DynamicObject> = Api::all_with(target.client.clone(), resource);
     let mut listed = Vec::new();
     let mut params = ListParams::default().limit(500);
     loop {
@@ -148,11 +162,25 @@ pub async fn run(
             _ => break,
         }
     }
-    if dry_run {
-        report.rewritten = listed.len();
-        return Ok(report);
-    }
+    Ok(listed)
+}
 
+/// What became of one runtime's rewrite.
+enum Rewrite {
+    Done,
+    /// Written or deleted by someone else since the list: nothing left to do.
+    ChangedMeanwhile,
+}
+
+/// Rewrites each of `listed` in turn, counting what became of it in
+/// `report`; stops at the first failure.
+async fn rewrite_all(
+    target: &Target,
+    resource: &ApiResource,
+    listed: Vec<DynamicObject>,
+    report: &mut Report,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<()> {
     let total = listed.len();
     let mut last_progress = Instant::now();
     for (done, object) in listed.into_iter().enumerate() {
@@ -160,31 +188,53 @@ pub async fn run(
             progress(done, total);
             last_progress = Instant::now();
         }
-        let namespace = object.namespace().unwrap_or_default();
-        let name = object.name_any();
-        let api: Api<DynamicObject> =
-            Api::namespaced_with(target.client.clone(), &namespace, &resource);
-        match api.replace(&name, &PostParams::default(), &object).await {
-            Ok(_) => report.rewritten += 1,
-            // Written by someone else since the list (stored in the storage
-            // version by that write), or deleted (a 404 that names it; a bare
-            // one means the version is not served): nothing left to do.
-            Err(kube::Error::Api(status))
-                if status.code == 409
-                    || (status.code == 404
-                        && status.details.as_ref().is_some_and(|d| !d.name.is_empty())) =>
-            {
-                report.changed_meanwhile += 1
-            }
-            Err(e) => {
-                let update = Request::new("update", RUNTIMES)
-                    .namespace(Some(&namespace))
-                    .name(&name);
-                return Err(target.fail(update, e));
-            }
+        match rewrite(target, resource, &object).await? {
+            Rewrite::Done => report.rewritten += 1,
+            Rewrite::ChangedMeanwhile => report.changed_meanwhile += 1,
         }
     }
+    Ok(())
+}
 
+/// Writes one runtime back as read, guarded by its resourceVersion.
+async fn rewrite(
+    target: &Target,
+    resource: &ApiResource,
+    object: &DynamicObject,
+) -> Result<Rewrite> {
+    let namespace = object.namespace().unwrap_or_default();
+    let name = object.name_any();
+    let api: Api<DynamicObject> = Api::namespaced_with(target.client.clone(), &namespace, resource);
+    match api.replace(&name, &PostParams::default(), object).await {
+        Ok(_) => Ok(Rewrite::Done),
+        // Written by someone else since the list (stored in the storage
+        // version by that write), or deleted (a 404 that names it; a bare
+        // one means the version is not served): nothing left to do.
+        Err(kube::Error::Api(status))
+            if status.code == 409
+                || (status.code == 404
+                    && status.details.as_ref().is_some_and(|d| !d.name.is_empty())) =>
+        {
+            Ok(Rewrite::ChangedMeanwhile)
+        }
+        Err(e) => {
+            let update = Request::new("update", RUNTIMES)
+                .namespace(Some(&namespace))
+                .name(&name);
+            Err(target.fail(update, e))
+        }
+    }
+}
+
+/// Sets the CRD's `storedVersions` to the storage version alone, once every
+/// runtime is rewritten; `crd` is the CRD as planned.
+async fn trim_stored_versions(
+    target: &Target,
+    crds: &Api<CustomResourceDefinition>,
+    crd: CustomResourceDefinition,
+) -> Result<()> {
+    let name = TrussiumRuntime::crd_name();
+    let planned_generation = crd.metadata.generation;
     // Guarded by the CRD's resourceVersion: a CRD changed meanwhile (another
     // storage version applied) is read again and planned again.
     let mut crd = crd;
@@ -197,12 +247,12 @@ pub async fn run(
             .patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
         {
-            Ok(_) => return Ok(report),
+            Ok(_) => return Ok(()),
             Err(kube::Error::Api(status)) if status.code == 409 => {
                 crd = crds
                     .get(name)
                     .await
-                    .map_err(|e| target.fail(get_crd.clone(), e))?;
+                    .map_err(|e| target.fail(get_crd(), e))?;
                 plan(&crd).map_err(Error::Migration)?;
                 // A changed spec (a storage version applied and reverted, say)
                 // may have stored runtimes in another version meanwhile.

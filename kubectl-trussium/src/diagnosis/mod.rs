@@ -19,10 +19,13 @@ use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use serde::Serialize;
-use trussium_api::{ConditionStatus, TrussiumRuntime, condition_type, reason};
+use trussium_api::{
+    ConditionStatus, TrussiumRuntime, TrussiumRuntimeStatus, condition_type, reason,
+};
 
 use crate::interpret::{self, status_is, terminating};
 use crate::terminal::{safe, shell_command};
@@ -275,6 +278,8 @@ impl Verdict {
     }
 }
 
+/// The root cause: the first of this module's questions that has an answer,
+/// asked in their order.
 fn verdict(
     e: &Evidence,
     deployment: Option<&Deployment>,
@@ -282,9 +287,6 @@ fn verdict(
     views: &[PodView],
 ) -> Verdict {
     let rt = &e.runtime;
-    let name = rt.name_any();
-    let ns = rt.namespace().unwrap_or_default();
-    let object = format!("TrussiumRuntime/{name}");
     if terminating(rt) {
         return Verdict::new(
             Cause::BeingDeleted,
@@ -297,120 +299,156 @@ fn verdict(
                 Cause::NoStatus,
                 "the operator has not reported on it: is the operator running?",
             ),
-            &ns,
+            &rt.namespace().unwrap_or_default(),
         );
     };
-    let condition = |t: &str| {
-        status
-            .condition(t)
-            .filter(|c| !status_is(c, ConditionStatus::Unknown))
-    };
-    let steps_from_status = |v: Verdict| {
-        interpret::next_steps(rt)
-            .into_iter()
-            .fold(v, |v, s| v.step(s.why, Some(s.command)))
-    };
-    let ready = condition(condition_type::READY);
+    let ready = known_condition(status, condition_type::READY);
     let is_ready = ready.is_some_and(|c| status_is(c, ConditionStatus::True));
-    let observed = status.observed_generation;
-    if observed.is_some_and(|o| Some(o) < rt.metadata.generation) && !is_ready {
-        let v = Verdict::new(
-            Cause::OperatorBehind,
-            format!(
-                "the operator has not acted on generation {} of the spec yet (it last reported on {})",
-                rt.metadata.generation.unwrap_or_default(),
-                observed.unwrap_or_default()
-            ),
-        );
-        return check_step(v, &ns);
+    if let Some(v) = operator_behind(rt, status, is_ready) {
+        return v;
     }
     // Conditions below describe the generation the operator last saw, which
     // is the spec's own from here on (unless Ready: it still serves).
-    if let Some(c) = condition(condition_type::CONFIGURATION_VALID)
-        .filter(|c| status_is(c, ConditionStatus::False))
-    {
-        let cause = if c.reason == reason::SECRET_NOT_FOUND {
-            Cause::SecretNotFound
-        } else {
-            Cause::InvalidConfiguration
-        };
-        let v = Verdict::new(
-            cause,
-            format!("the spec cannot be used: {}", safe(&c.message)),
-        );
-        return steps_from_status(v).evidence(object, None, &c.message);
-    }
-    if let Some(c) = condition(condition_type::STALLED).filter(|c| {
-        status_is(c, ConditionStatus::True) && c.reason != reason::PROGRESS_DEADLINE_EXCEEDED
-    }) {
-        let v = Verdict::new(
-            Cause::Stalled,
-            format!(
-                "the operator stopped ({}): {}",
-                safe(&c.reason),
-                safe(&c.message)
-            ),
-        );
-        return steps_from_status(v).evidence(object, None, &c.message);
+    if let Some(v) = spec_unusable(rt, status).or_else(|| operator_stopped(rt, status)) {
+        return v;
     }
     if is_ready {
         let scaled_to_zero = ready.is_some_and(|c| c.reason == reason::SCALED_TO_ZERO);
-        if !scaled_to_zero && let Some(v) = no_endpoints(e, views) {
-            return v;
-        }
-        let (cause, summary) = if scaled_to_zero {
-            (Cause::ScaledToZero, "scaled to zero, as asked".to_string())
-        } else {
-            let n = status.ready_replicas.unwrap_or_default();
-            (
-                Cause::Ready,
-                format!("Ready, {n} of {n} replicas ready: nothing to fix"),
-            )
-        };
-        return Verdict::new(cause, summary);
+        return ready_verdict(e, views, status, scaled_to_zero);
     }
-    if let Some(v) = pod_verdict(rt, views) {
+    pod_verdict(rt, views)
+        .or_else(|| not_created(rt, deployment, replica_sets))
+        .or_else(|| ready_but_probe_fails(rt, views))
+        .or_else(|| deadline_passed(rt, status))
+        .unwrap_or_else(|| unexplained(e, status, ready))
+}
+
+/// The runtime's condition of type `t`, unless its status is Unknown: then
+/// it says nothing.
+fn known_condition<'a>(status: &'a TrussiumRuntimeStatus, t: &str) -> Option<&'a Condition> {
+    status
+        .condition(t)
+        .filter(|c| !status_is(c, ConditionStatus::Unknown))
+}
+
+/// `v` with the next steps the runtime's status suggests.
+fn steps_from_status(rt: &TrussiumRuntime, v: Verdict) -> Verdict {
+    interpret::next_steps(rt)
+        .into_iter()
+        .fold(v, |v, s| v.step(s.why, Some(s.command)))
+}
+
+/// How the evidence names the runtime itself.
+fn runtime_object(rt: &TrussiumRuntime) -> String {
+    format!("TrussiumRuntime/{}", rt.name_any())
+}
+
+/// A spec newer than the operator's last report: its conditions describe an
+/// older spec (unless Ready: the runtime still serves meanwhile).
+fn operator_behind(
+    rt: &TrussiumRuntime,
+    status: &TrussiumRuntimeStatus,
+    is_ready: bool,
+) -> Option<Verdict> {
+    let observed = status.observed_generation;
+    let behind = observed.is_some_and(|o| Some(o) < rt.metadata.generation) && !is_ready;
+    if !behind {
+        return None;
+    }
+    let v = Verdict::new(
+        Cause::OperatorBehind,
+        format!(
+            "the operator has not acted on generation {} of the spec yet (it last reported on {})",
+            rt.metadata.generation.unwrap_or_default(),
+            observed.unwrap_or_default()
+        ),
+    );
+    Some(check_step(v, &rt.namespace().unwrap_or_default()))
+}
+
+/// The operator cannot use the spec (ConfigurationValid is False): a Secret
+/// is missing, or the configuration is invalid.
+fn spec_unusable(rt: &TrussiumRuntime, status: &TrussiumRuntimeStatus) -> Option<Verdict> {
+    let c = known_condition(status, condition_type::CONFIGURATION_VALID)
+        .filter(|c| status_is(c, ConditionStatus::False))?;
+    let cause = if c.reason == reason::SECRET_NOT_FOUND {
+        Cause::SecretNotFound
+    } else {
+        Cause::InvalidConfiguration
+    };
+    let v = Verdict::new(
+        cause,
+        format!("the spec cannot be used: {}", safe(&c.message)),
+    );
+    Some(steps_from_status(rt, v).evidence(runtime_object(rt), None, &c.message))
+}
+
+/// The operator stopped (Stalled is True). A passed progress deadline is
+/// left for later: the pods say more about it (see [`deadline_passed`]).
+fn operator_stopped(rt: &TrussiumRuntime, status: &TrussiumRuntimeStatus) -> Option<Verdict> {
+    let c = known_condition(status, condition_type::STALLED).filter(|c| {
+        status_is(c, ConditionStatus::True) && c.reason != reason::PROGRESS_DEADLINE_EXCEEDED
+    })?;
+    let v = Verdict::new(
+        Cause::Stalled,
+        format!(
+            "the operator stopped ({}): {}",
+            safe(&c.reason),
+            safe(&c.message)
+        ),
+    );
+    Some(steps_from_status(rt, v).evidence(runtime_object(rt), None, &c.message))
+}
+
+/// A Ready runtime: scaled to zero as asked, or serving, unless its Service
+/// routes nowhere.
+fn ready_verdict(
+    e: &Evidence,
+    views: &[PodView],
+    status: &TrussiumRuntimeStatus,
+    scaled_to_zero: bool,
+) -> Verdict {
+    if scaled_to_zero {
+        return Verdict::new(Cause::ScaledToZero, "scaled to zero, as asked");
+    }
+    if let Some(v) = no_endpoints(e, views) {
         return v;
     }
-    if let Some(v) = not_created(rt, deployment, replica_sets) {
-        return v;
-    }
-    if let Some(v) = ready_but_probe_fails(rt, views) {
-        return v;
-    }
-    let degraded =
-        condition(condition_type::DEGRADED).filter(|c| status_is(c, ConditionStatus::True));
-    if let Some(c) = degraded.filter(|c| c.reason == reason::PROGRESS_DEADLINE_EXCEEDED) {
-        let v = Verdict::new(
-            Cause::ProgressDeadlineExceeded,
-            format!(
-                "the rollout passed its progress deadline: {}",
-                safe(&c.message)
-            ),
-        );
-        return rollback_step(rt, v).evidence(object, None, &c.message);
-    }
+    let n = status.ready_replicas.unwrap_or_default();
+    Verdict::new(
+        Cause::Ready,
+        format!("Ready, {n} of {n} replicas ready: nothing to fix"),
+    )
+}
+
+/// The rollout passed its progress deadline, and no pod or ReplicaSet says why.
+fn deadline_passed(rt: &TrussiumRuntime, status: &TrussiumRuntimeStatus) -> Option<Verdict> {
+    let c = known_condition(status, condition_type::DEGRADED).filter(|c| {
+        status_is(c, ConditionStatus::True) && c.reason == reason::PROGRESS_DEADLINE_EXCEEDED
+    })?;
+    let v = Verdict::new(
+        Cause::ProgressDeadlineExceeded,
+        format!(
+            "the rollout passed its progress deadline: {}",
+            safe(&c.message)
+        ),
+    );
+    Some(rollback_step(rt, v).evidence(runtime_object(rt), None, &c.message))
+}
+
+/// Not Ready, and nothing read to blame: the pods could not be read, a
+/// rollout is under way, or the operator's Ready message is all there is.
+fn unexplained(e: &Evidence, status: &TrussiumRuntimeStatus, ready: Option<&Condition>) -> Verdict {
+    let rt = &e.runtime;
     let message = ready.map(|c| c.message.clone()).unwrap_or_default();
     if e.pods.got().is_none() {
-        let v = Verdict::new(
-            Cause::Unknown,
-            format!(
-                "the pods that would say why cannot be read; the operator reports: {}",
-                safe(&message)
-            ),
-        )
-        .evidence(object, None, &message);
-        return match &e.pods {
-            Read::Forbidden(_) => v.step(
-                format!(
-                    "diagnose with an identity that may get and list pods and events in namespace {ns}"
-                ),
-                None,
-            ),
-            _ => v.step("run it again: the error is under Not read", None),
-        };
+        return pods_unread(e, &message);
     }
-    if condition(condition_type::PROGRESSING).is_some_and(|c| status_is(c, ConditionStatus::True)) {
+    if known_condition(status, condition_type::PROGRESSING)
+        .is_some_and(|c| status_is(c, ConditionStatus::True))
+    {
+        let name = rt.name_any();
+        let ns = rt.namespace().unwrap_or_default();
         return Verdict::new(
             Cause::RolloutInProgress,
             format!("a rollout is under way: {}", safe(&message)),
@@ -422,106 +460,193 @@ fn verdict(
             ])),
         );
     }
-    steps_from_status(Verdict::new(
+    steps_from_status(
+        rt,
+        Verdict::new(
+            Cause::Unknown,
+            format!(
+                "not Ready, and nothing diagnose reads says why: {}",
+                safe(&message)
+            ),
+        ),
+    )
+    .evidence(runtime_object(rt), None, &message)
+}
+
+/// The pods that would say why could not be read: the operator's Ready
+/// `message`, and how to read them next time.
+fn pods_unread(e: &Evidence, message: &str) -> Verdict {
+    let ns = e.runtime.namespace().unwrap_or_default();
+    let v = Verdict::new(
         Cause::Unknown,
         format!(
-            "not Ready, and nothing diagnose reads says why: {}",
-            safe(&message)
+            "the pods that would say why cannot be read; the operator reports: {}",
+            safe(message)
         ),
-    ))
-    .evidence(object, None, &message)
+    )
+    .evidence(runtime_object(&e.runtime), None, message);
+    match &e.pods {
+        Read::Forbidden(_) => v.step(
+            format!(
+                "diagnose with an identity that may get and list pods and events in namespace {ns}"
+            ),
+            None,
+        ),
+        _ => v.step("run it again: the error is under Not read", None),
+    }
 }
 
 /// The first pod problem worth a verdict, pods of the new revision first.
 /// A probe that fails is left for later: a pod that was never created
 /// says more.
 fn pod_verdict(rt: &TrussiumRuntime, views: &[PodView]) -> Option<Verdict> {
-    let ns = rt.namespace().unwrap_or_default();
-    let rank = |p: &Problem| match p {
-        Problem::ImagePull { .. } => Some(0),
-        Problem::CannotStart { .. } => Some(1),
-        Problem::OutOfMemory { .. } => Some(2),
-        Problem::CrashLoop { .. } => Some(3),
-        Problem::Unschedulable { .. } => Some(4),
-        _ => None,
-    };
-    // The new revision's pods decide the rollout: an old pod's trouble
-    // (a registry that is down for it too) comes after theirs.
-    let (pod, problem) = views
-        .iter()
-        .filter_map(|v| v.problem.as_ref().and_then(|p| Some((rank(p)?, v, p))))
-        .min_by_key(|(rank, v, _)| (v.revision != Revision::New, *rank))
-        .map(|(_, v, p)| (v, p))?;
+    let (pod, problem) = first_pod_problem(views)?;
     let alike = views
         .iter()
         .filter(|v| v.problem.as_ref().map(Problem::state) == Some(problem.state()))
         .count();
-    let pods_word = pods_word(alike, &pod.name);
-    let object = format!("Pod/{}", pod.name);
-    let logs = logs_command(&pod.name, &ns, true);
+    let blamed = Blamed {
+        rt,
+        pod,
+        pods_word: pods_word(alike, &pod.name),
+    };
     let v = match problem {
         Problem::ImagePull {
             reason,
             message,
             image,
-        } => {
-            let v = Verdict::new(
-                Cause::ImagePullFailed,
-                format!(
-                    "the image {} cannot be pulled ({}, {pods_word})",
-                    safe(image),
-                    safe(reason)
-                ),
-            )
-            .step(
-                "check that the tag or digest exists and that the cluster may pull from the registry (an imagePullSecret)",
-                None,
-            );
-            rollback_step(rt, v).evidence(object, pod.created, message)
-        }
+        } => blamed.image_pull_failed(reason, message, image),
         Problem::OutOfMemory { limit, restarts } => {
-            let limit = limit
-                .as_deref()
-                .map_or("no limit set on the container".to_string(), |l| {
-                    format!("limit {}", safe(l))
-                });
-            Verdict::new(
-                Cause::OOMKilled,
-                format!(
-                    "the container is killed for running out of memory ({limit}; {pods_word}, {restarts} restarts)"
-                ),
-            )
-            .step(
-                "raise spec.resources.limits.memory, or find what grew in the previous run's log",
-                Some(logs),
-            )
-            .evidence(object, pod.created, "OOMKilled (exit code 137)")
+            blamed.out_of_memory(limit.as_deref(), *restarts)
         }
         Problem::CrashLoop {
             exit_code,
             reason,
             message,
             restarts,
-        } => {
-            let exit = exit_code.map_or("no exit code".to_string(), |c| format!("exit code {c}"));
-            let why = reason
-                .as_deref()
-                .map_or(String::new(), |r| format!(", {}", safe(r)));
-            let v = Verdict::new(
-                Cause::CrashLoop,
-                format!(
-                    "the container keeps crashing (last {exit}{why}; {pods_word}, {restarts} restarts)"
-                ),
-            )
-            .step("read why in the previous run's log", Some(logs));
-            let said = message.clone().unwrap_or_else(|| format!("last run ended: {exit}"));
-            rollback_step(rt, v).evidence(object, pod.created, &said)
-        }
-        Problem::CannotStart { reason, message } => Verdict::new(
+        } => blamed.crash_loop(*exit_code, reason.as_deref(), message.as_deref(), *restarts),
+        Problem::CannotStart { reason, message } => blamed.cannot_start(reason, message),
+        Problem::Unschedulable { message } => blamed.unschedulable(message),
+        _ => return None,
+    };
+    Some(v.about(&pod.name))
+}
+
+/// The pod and problem to blame: the best ranked problem of the new
+/// revision's pods, else of the others.
+fn first_pod_problem(views: &[PodView]) -> Option<(&PodView, &Problem)> {
+    // The new revision's pods decide the rollout: an old pod's trouble
+    // (a registry that is down for it too) comes after theirs.
+    views
+        .iter()
+        .filter_map(|v| {
+            v.problem
+                .as_ref()
+                .and_then(|p| Some((pod_problem_rank(p)?, v, p)))
+        })
+        .min_by_key(|(rank, v, _)| (v.revision != Revision::New, *rank))
+        .map(|(_, v, p)| (v, p))
+}
+
+/// Which pod problem explains the runtime first; `None` for those that
+/// [`pod_verdict`] leaves to later questions.
+fn pod_problem_rank(p: &Problem) -> Option<u8> {
+    match p {
+        Problem::ImagePull { .. } => Some(0),
+        Problem::CannotStart { .. } => Some(1),
+        Problem::OutOfMemory { .. } => Some(2),
+        Problem::CrashLoop { .. } => Some(3),
+        Problem::Unschedulable { .. } => Some(4),
+        _ => None,
+    }
+}
+
+/// The pod a verdict blames, with the words for how many share its trouble;
+/// its methods give the verdict for each kind of problem.
+struct Blamed<'a> {
+    rt: &'a TrussiumRuntime,
+    pod: &'a PodView,
+    /// "pod NAME" alone, else "N pods".
+    pods_word: String,
+}
+
+impl Blamed<'_> {
+    fn object(&self) -> String {
+        format!("Pod/{}", self.pod.name)
+    }
+
+    /// The command that reads the pod's previous run.
+    fn previous_logs(&self) -> String {
+        let ns = self.rt.namespace().unwrap_or_default();
+        logs_command(&self.pod.name, &ns, true)
+    }
+
+    fn image_pull_failed(&self, reason: &str, message: &str, image: &str) -> Verdict {
+        let pods_word = &self.pods_word;
+        let v = Verdict::new(
+            Cause::ImagePullFailed,
+            format!(
+                "the image {} cannot be pulled ({}, {pods_word})",
+                safe(image),
+                safe(reason)
+            ),
+        )
+        .step(
+            "check that the tag or digest exists and that the cluster may pull from the registry (an imagePullSecret)",
+            None,
+        );
+        rollback_step(self.rt, v).evidence(self.object(), self.pod.created, message)
+    }
+
+    fn out_of_memory(&self, limit: Option<&str>, restarts: i32) -> Verdict {
+        let pods_word = &self.pods_word;
+        let limit = limit.map_or("no limit set on the container".to_string(), |l| {
+            format!("limit {}", safe(l))
+        });
+        Verdict::new(
+            Cause::OOMKilled,
+            format!(
+                "the container is killed for running out of memory ({limit}; {pods_word}, {restarts} restarts)"
+            ),
+        )
+        .step(
+            "raise spec.resources.limits.memory, or find what grew in the previous run's log",
+            Some(self.previous_logs()),
+        )
+        .evidence(self.object(), self.pod.created, "OOMKilled (exit code 137)")
+    }
+
+    fn crash_loop(
+        &self,
+        exit_code: Option<i32>,
+        reason: Option<&str>,
+        message: Option<&str>,
+        restarts: i32,
+    ) -> Verdict {
+        let pods_word = &self.pods_word;
+        let exit = exit_code.map_or("no exit code".to_string(), |c| format!("exit code {c}"));
+        let why = reason.map_or(String::new(), |r| format!(", {}", safe(r)));
+        let v = Verdict::new(
+            Cause::CrashLoop,
+            format!(
+                "the container keeps crashing (last {exit}{why}; {pods_word}, {restarts} restarts)"
+            ),
+        )
+        .step(
+            "read why in the previous run's log",
+            Some(self.previous_logs()),
+        );
+        let said = message.map_or_else(|| format!("last run ended: {exit}"), str::to_string);
+        rollback_step(self.rt, v).evidence(self.object(), self.pod.created, &said)
+    }
+
+    fn cannot_start(&self, reason: &str, message: &str) -> Verdict {
+        Verdict::new(
             Cause::ContainerCannotStart,
             format!(
-                "the kubelet cannot start the container ({}, {pods_word}): {}",
+                "the kubelet cannot start the container ({}, {}): {}",
                 safe(reason),
+                self.pods_word,
                 safe(message)
             ),
         )
@@ -529,19 +654,24 @@ fn pod_verdict(rt: &TrussiumRuntime, views: &[PodView]) -> Option<Verdict> {
             "a Secret or ConfigMap key the container refers to is missing, or its spec is refused: the message names it",
             None,
         )
-        .evidence(object, pod.created, message),
-        Problem::Unschedulable { message } => Verdict::new(
+        .evidence(self.object(), self.pod.created, message)
+    }
+
+    fn unschedulable(&self, message: &str) -> Verdict {
+        Verdict::new(
             Cause::Unschedulable,
-            format!("no node can take the pods ({pods_word}): {}", safe(message)),
+            format!(
+                "no node can take the pods ({}): {}",
+                self.pods_word,
+                safe(message)
+            ),
         )
         .step(
             "make a node fit, or relax what the scheduler names: spec.scheduling (nodeSelector, tolerations, affinity) or spec.resources.requests",
             Some(shell_command(&["kubectl", "get", "nodes", "--show-labels"])),
         )
-        .evidence(object, pod.created, message),
-        _ => return None,
-    };
-    Some(v.about(&pod.name))
+        .evidence(self.object(), self.pod.created, message)
+    }
 }
 
 /// Pods the ReplicaSet controller cannot create (quota, Pod Security, an

@@ -676,3 +676,44 @@ fn hostile_text_in_images_reasons_and_logs_is_made_safe_everywhere() {
         );
     }
 }
+
+#[test]
+fn a_crash_without_an_exit_code_or_an_oom_without_a_limit_says_so() {
+    let crash = pod("p-1", "new", waiting("CrashLoopBackOff", "", None, 2));
+    let d = diagnose(&evidence(not_ready(), both_sets(), vec![crash]));
+    assert_eq!(d.cause, Cause::CrashLoop);
+    assert_eq!(
+        d.summary,
+        "the container keeps crashing (last no exit code; pod p-1, 2 restarts)"
+    );
+    assert_eq!(d.evidence[0].message, "last run ended: no exit code");
+
+    let unlimited: Pod = serde_json::from_value(json!({
+        "metadata": {"name": "p-1", "namespace": "ai", "labels": {TEMPLATE_HASH_LABEL: "new"}},
+        "spec": {"containers": [{"name": "runtime", "image": "x"}]},
+        "status": waiting("CrashLoopBackOff", "",
+            Some(json!({"exitCode": 137, "reason": "OOMKilled"})), 2)}))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let d = diagnose(&evidence(not_ready(), both_sets(), vec![unlimited]));
+    assert_eq!(d.cause, Cause::OOMKilled);
+    assert_eq!(
+        d.summary,
+        "the container is killed for running out of memory (no limit set on the container; pod p-1, 2 restarts)"
+    );
+}
+
+#[test]
+fn forbidden_pods_name_the_permission_to_ask_for() {
+    let mut e = evidence(not_ready(), both_sets(), Vec::new());
+    e.pods = Read::Forbidden("list pods in namespace ai".into());
+    let d = diagnose(&e);
+    assert_eq!(
+        d.next_steps,
+        [Step {
+            why: "diagnose with an identity that may get and list pods and events in namespace ai"
+                .into(),
+            command: None,
+        }]
+    );
+    assert_eq!(d.evidence[0].object, "TrussiumRuntime/private-ai");
+}
