@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{ArgAction, CommandFactory, Parser, Subcommand, ValueEnum};
 
-use crate::endpoints::{BindAddress, parse_bind_address};
+use crate::shell::endpoints::{BindAddress, parse_bind_address};
 use trussium_api::duration;
 use trussium_api::operator::{
     LEADER_ELECT_FLAG, LEASE_NAME_DEFAULT, LEASE_NAME_FLAG, LEASE_NAMESPACE_FLAG,

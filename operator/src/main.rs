@@ -12,14 +12,14 @@ use kube::client::ClientBuilder;
 use kube::{Client, Config};
 use tracing_subscriber::EnvFilter;
 use trussium_operator::cli::{Cli, Command, LogFormat};
-use trussium_operator::config::OperatorConfig;
-use trussium_operator::controller::{self, Clients, Instruments, Scope};
-use trussium_operator::endpoints::{self, Routes};
-use trussium_operator::events::object::Reporter;
-use trussium_operator::kubernetes_version;
-use trussium_operator::leader::{Election, Leadership, LeaseTimings, Renewals, Role};
-use trussium_operator::metrics::{ApiRequestsLayer, Metrics};
-use trussium_operator::probes::ProbeState;
+use trussium_operator::pure::config::OperatorConfig;
+use trussium_operator::pure::events::object::Reporter;
+use trussium_operator::shell::controller::{self, Clients, Instruments, Scope};
+use trussium_operator::shell::endpoints::{self, Routes};
+use trussium_operator::shell::kubernetes_version;
+use trussium_operator::shell::leader::{Election, Leadership, LeaseTimings, Renewals, Role};
+use trussium_operator::shell::metrics::{ApiRequestsLayer, Metrics};
+use trussium_operator::shell::probes::ProbeState;
 
 #[tokio::main]
 async fn main() -> ExitCode {

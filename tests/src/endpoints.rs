@@ -145,8 +145,8 @@ mod tests {
 
     // As the operator writes them (`--log-format=text` with colours, and
     // `--log-format=json`).
-    const TEXT: &str = "\u{1b}[2m2026-12-03T07:50:01.123456Z\u{1b}[0m \u{1b}[32m INFO\u{1b}[0m \u{1b}[2mtrussium_operator::endpoints\u{1b}[0m\u{1b}[2m:\u{1b}[0m serving \u{1b}[3mendpoint\u{1b}[0m\u{1b}[2m=\u{1b}[0m\"metrics\" \u{1b}[3maddress\u{1b}[0m\u{1b}[2m=\u{1b}[0m127.0.0.1:41234";
-    const JSON: &str = r#"{"timestamp":"2026-12-03T07:50:01.123456Z","level":"INFO","fields":{"message":"serving","endpoint":"probes","address":"127.0.0.1:41235"},"target":"trussium_operator::endpoints"}"#;
+    const TEXT: &str = "\u{1b}[2m2026-12-03T07:50:01.123456Z\u{1b}[0m \u{1b}[32m INFO\u{1b}[0m \u{1b}[2mtrussium_operator::shell::endpoints\u{1b}[0m\u{1b}[2m:\u{1b}[0m serving \u{1b}[3mendpoint\u{1b}[0m\u{1b}[2m=\u{1b}[0m\"metrics\" \u{1b}[3maddress\u{1b}[0m\u{1b}[2m=\u{1b}[0m127.0.0.1:41234";
+    const JSON: &str = r#"{"timestamp":"2026-12-03T07:50:01.123456Z","level":"INFO","fields":{"message":"serving","endpoint":"probes","address":"127.0.0.1:41235"},"target":"trussium_operator::shell::endpoints"}"#;
 
     #[test]
     fn serving_lines_in_both_formats() {
@@ -169,7 +169,7 @@ mod tests {
         for line in [
             "",
             "2026-12-03T07:50:01Z  INFO trussium_operator: starting scope=Cluster",
-            "2026-12-03T07:50:01Z DEBUG trussium_operator::endpoints: serving a connection error=eof",
+            "2026-12-03T07:50:01Z DEBUG trussium_operator::shell::endpoints: serving a connection error=eof",
             "2026-12-03T07:50:01Z  INFO x: serving endpoint=\"metrics\" address=nowhere",
             "2026-12-03T07:50:01Z  INFO x: serving endpoint=\"other\" address=127.0.0.1:1",
             r#"{"fields":{"message":"starting","endpoint":"metrics","address":"127.0.0.1:1"}}"#,

@@ -20,7 +20,7 @@ use kube::api::{ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, Resource, ResourceExt};
 use serde_json::{Value, json};
 use trussium_api::TrussiumRuntime;
-use trussium_operator::references::referenced_secrets;
+use trussium_operator::pure::references::referenced_secrets;
 
 use crate::{
     Audit, AuditEvent, AuditMark, BoxError, CONVERGE, EVENTS_LAG, Error, Kubectl, OPERATOR_USER,

@@ -407,7 +407,7 @@ pub(crate) fn operator_command(
         // one that sends no request.
         .env(
             "RUST_LOG",
-            "info,kube=warn,trussium_operator::controller=debug",
+            "info,kube=warn,trussium_operator::shell::controller=debug",
         )
         .stdin(Stdio::null())
         .stdout(out)

@@ -52,7 +52,7 @@ impl Vocabulary {
                 .map(|s| s.as_str().to_string())
                 .collect(),
             condition_reasons: strings(trussium_api::reason::ALL),
-            event_reasons: trussium_operator::events::Reason::ALL
+            event_reasons: trussium_operator::pure::events::Reason::ALL
                 .iter()
                 .map(|r| r.as_str().to_string())
                 .collect(),

@@ -13,8 +13,8 @@ use kube::api::{ObjectMeta, PostParams};
 use kube::{Api, Resource};
 use trussium_api::TrussiumRuntime;
 use trussium_e2e::{admin_kubeconfig_path, kubectl_path};
-use trussium_operator::config::OperatorConfig;
-use trussium_operator::resources::{BuildContext, build};
+use trussium_operator::pure::config::OperatorConfig;
+use trussium_operator::pure::resources::{BuildContext, build};
 
 use super::Result;
 

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 use trussium_api::{TrussiumRuntime, condition_type};
 use trussium_e2e::{Audit, TestNamespace, admin_client, cluster_dir};
-use trussium_operator::resources::FIELD_MANAGER;
+use trussium_operator::pure::resources::FIELD_MANAGER;
 
 use crate::cpu;
 use crate::watched::Watched;

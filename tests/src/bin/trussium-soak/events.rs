@@ -16,8 +16,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::events::v1::Event;
 use kube::api::ListParams;
 use kube::{Api, Client, ResourceExt};
-use trussium_operator::events::announcement::{announce, event_name};
-use trussium_operator::events::{Reason, transitions};
+use trussium_operator::pure::events::announcement::{announce, event_name};
+use trussium_operator::pure::events::{Reason, transitions};
 
 use crate::history::History;
 use trussium_e2e::BoxError;

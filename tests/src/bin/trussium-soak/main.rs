@@ -49,7 +49,7 @@ use trussium_e2e::{
     Audit, AuditMark, BoxError, OPERATOR_NAMESPACE, OPERATOR_USER, admin_client, install,
     install_leader_election_rbac, operator_binary,
 };
-use trussium_operator::config::OperatorConfig;
+use trussium_operator::pure::config::OperatorConfig;
 
 use act::{Cluster, NAMESPACE_PREFIX};
 use history::Recorder;

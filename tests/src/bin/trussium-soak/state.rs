@@ -19,11 +19,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use trussium_api::labels::{MANAGED_BY, MANAGED_BY_VALUE};
 use trussium_api::{TrussiumRuntime, TrussiumRuntimeStatus};
-use trussium_operator::config::OperatorConfig;
-use trussium_operator::drift::needs_apply;
-use trussium_operator::references::{ReferenceCheck, check_references};
-use trussium_operator::resources::{BuildContext, build};
-use trussium_operator::status::{StatusInput, project, semantically_equal};
+use trussium_operator::pure::config::OperatorConfig;
+use trussium_operator::pure::drift::needs_apply;
+use trussium_operator::pure::references::{ReferenceCheck, check_references};
+use trussium_operator::pure::resources::{BuildContext, build};
+use trussium_operator::pure::status::{StatusInput, project, semantically_equal};
 
 use trussium_e2e::BoxError;
 

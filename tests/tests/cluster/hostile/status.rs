@@ -15,8 +15,8 @@ use trussium_e2e::{
     with_operator,
 };
 
-use trussium_operator::events::Reason;
-use trussium_operator::events::announcement::event_name;
+use trussium_operator::pure::events::Reason;
+use trussium_operator::pure::events::announcement::event_name;
 
 use crate::operator::support::PROGRESS_DEADLINE_ARG;
 

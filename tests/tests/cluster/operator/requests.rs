@@ -24,8 +24,8 @@ use trussium_e2e::{
     TestResult, client_as_service_account, describe_requests, ensure, install, minimal,
     require_cluster, wait_for, with_operator,
 };
-use trussium_operator::config::OperatorConfig;
-use trussium_operator::resources::{BuildContext, FIELD_MANAGER, build, creation_body};
+use trussium_operator::pure::config::OperatorConfig;
+use trussium_operator::pure::resources::{BuildContext, FIELD_MANAGER, build, creation_body};
 
 /// A label the creation sets and the next apply leaves out.
 const PRUNED: &str = "e2e.trussium.io/set-by-the-creation";

@@ -1,0 +1,133 @@
+//! Whether a refusal or a server failure on applying is worth reporting yet.
+//!
+//! A restarted API server answers wrongly for a moment while its informers
+//! fill: its authorizer refuses everything (403) until it has read RBAC, and
+//! its Service IP allocator fails every new Service ("failed to allocate a
+//! serviceIP: range is full", 500) until it has read the Service CIDRs. A
+//! runtime must not turn Degraded, with a Warning, because the API server
+//! restarted: such an answer is reported once it has lasted [`GRACE`], that
+//! is when the retry ([`RETRY_FIRST`] later) gets one too. A reconcile that
+//! something else triggers sooner (the watch event of an object the same
+//! reconcile created, say) does not count as that retry. A real missing
+//! permission or a broken admission webhook is reported one retry late.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::lock::lock;
+use crate::pure::backoff::RETRY_FIRST;
+
+/// Whether an answer with this HTTP status code to an apply is retried once
+/// before it is reported: a refusal (403) or a failure of the server itself
+/// (429 and 5xx). Anything else (a conflict, an invalid object) says
+/// something about the object, and is reported at once.
+pub fn retried_before_reporting(code: u16) -> bool {
+    code == 403 || code == 429 || code >= 500
+}
+
+/// How long such answers must last before they are reported: a little less
+/// than the retry interval, so that the scheduled retry reports them.
+pub const GRACE: Duration = RETRY_FIRST.saturating_sub(Duration::from_secs(1));
+
+/// How long a runtime's answers are remembered after the last one: longer
+/// than the longest wait before a retry, so that the retry finds the first.
+const REMEMBERED: Duration = crate::pure::backoff::RETRY_MOST.saturating_mul(2);
+
+/// When the current run of such answers began and when the last came.
+#[derive(Clone, Copy)]
+struct Run {
+    began: Instant,
+    last: Instant,
+}
+
+/// The runtimes whose applies are being refused or failed, by namespace and
+/// name.
+#[derive(Default)]
+pub struct Grace {
+    runs: Mutex<HashMap<(String, String), Run>>,
+}
+
+impl Grace {
+    /// Records such an answer for `namespace/name` now; `true` once they
+    /// have lasted [`GRACE`] (report it), `false` before (retry first).
+    pub fn lasted(&self, namespace: &str, name: &str) -> bool {
+        self.lasted_at(namespace, name, Instant::now())
+    }
+
+    /// Forgets `namespace/name` (its apply went through).
+    pub fn clear(&self, namespace: &str, name: &str) {
+        let mut runs = lock(&self.runs);
+        if !runs.is_empty() {
+            runs.remove(&(namespace.to_string(), name.to_string()));
+        }
+    }
+
+    fn lasted_at(&self, namespace: &str, name: &str, now: Instant) -> bool {
+        let mut runs = lock(&self.runs);
+        runs.retain(|_, run| now.saturating_duration_since(run.last) < REMEMBERED);
+        let run = runs
+            .entry((namespace.to_string(), name.to_string()))
+            .or_insert(Run {
+                began: now,
+                last: now,
+            });
+        run.last = now;
+        now.saturating_duration_since(run.began) >= GRACE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reported_once_they_have_lasted_the_grace() {
+        let grace = Grace::default();
+        let now = Instant::now();
+        assert!(!grace.lasted_at("ns", "a", now));
+        // A reconcile triggered a moment later is not the retry.
+        assert!(!grace.lasted_at("ns", "a", now + Duration::from_millis(60)));
+        assert!(!grace.lasted_at("ns", "a", now + GRACE - Duration::from_millis(1)));
+        // The scheduled retry is.
+        assert!(grace.lasted_at("ns", "a", now + RETRY_FIRST));
+        assert!(GRACE < RETRY_FIRST);
+        // Others are counted on their own.
+        assert!(!grace.lasted_at("ns", "b", now + RETRY_FIRST));
+        assert!(!grace.lasted_at("other", "a", now + RETRY_FIRST));
+    }
+
+    #[test]
+    fn a_run_that_goes_on_stays_reported() {
+        let grace = Grace::default();
+        let now = Instant::now();
+        assert!(!grace.lasted_at("ns", "a", now));
+        for retry in 1..20 {
+            assert!(
+                grace.lasted_at("ns", "a", now + RETRY_FIRST * retry),
+                "{retry}"
+            );
+        }
+    }
+
+    #[test]
+    fn refusals_and_server_failures_are_retried_first_the_rest_reported() {
+        for code in [403, 429, 500, 502, 503, 504] {
+            assert!(retried_before_reporting(code), "{code}");
+        }
+        for code in [400, 401, 404, 409, 410, 422, 428] {
+            assert!(!retried_before_reporting(code), "{code}");
+        }
+    }
+
+    #[test]
+    fn a_run_long_ago_or_cleared_starts_over() {
+        let grace = Grace::default();
+        let now = Instant::now();
+        assert!(!grace.lasted_at("ns", "a", now));
+        assert!(!grace.lasted_at("ns", "a", now + REMEMBERED));
+        assert!(grace.lasted_at("ns", "a", now + REMEMBERED + RETRY_FIRST));
+        grace.clear("ns", "a");
+        assert!(!grace.lasted_at("ns", "a", now + REMEMBERED + RETRY_FIRST));
+    }
+}
