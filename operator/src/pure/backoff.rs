@@ -1,6 +1,6 @@
 //! Backing off: how soon the operator reverts drift on an object it keeps
 //! reverting ([`Backoff`]), and how soon it retries a runtime whose
-//! reconcile keeps failing in a way that may pass ([`Retries`]).
+//! reconcile keeps failing in a way that may pass ([`failed`]).
 //!
 //! A drift reverted once (a `kubectl edit`) is reverted at once. When the
 //! same object drifts again soon after, someone keeps changing it (another
@@ -123,54 +123,45 @@ pub const RETRY_MOST: Duration = Duration::from_secs(300);
 /// in step.
 const JITTER_PERCENT: u32 = 10;
 
-#[derive(Clone, Copy, Debug)]
-struct Failures {
+/// A runtime's reconciles failing in a row, and when the retry is due (kept
+/// in the runtime's record by the shell).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Failures {
     in_a_row: u32,
     /// When the retry is due.
     due: Instant,
 }
 
-/// Failing runtimes, by namespace and name: how many failures in a row, and
-/// when each is retried.
-#[derive(Debug, Default)]
-pub struct Retries {
-    runtimes: HashMap<(String, String), Failures>,
+impl Failures {
+    /// A retry long overdue was never made (the runtime went away and came
+    /// back, say): its count no longer holds.
+    pub fn expired(&self, now: Instant) -> bool {
+        now.saturating_duration_since(self.due) >= QUIET
+    }
 }
 
-impl Retries {
-    /// A reconcile of `namespace/name` failed at `now`: how long until the
-    /// retry. A failure before the retry is due (a reconcile something else
-    /// triggered) keeps the retry where it is, so extra triggers do not
-    /// speed the backing off up.
-    pub fn failed(&mut self, namespace: &str, name: &str, now: Instant) -> Duration {
-        // A retry long overdue was never made: the runtime is gone.
-        self.runtimes
-            .retain(|_, f| now.saturating_duration_since(f.due) < QUIET);
-        let key = (namespace.to_string(), name.to_string());
-        let previous = self.runtimes.get(&key).copied();
-        if let Some(previous) = previous.filter(|p| now < p.due) {
-            return previous.due - now;
-        }
-        let in_a_row = previous.map_or(0, |p| p.in_a_row).saturating_add(1);
-        let wait = retry_after(in_a_row, namespace, name);
-        self.runtimes.insert(
-            key,
-            Failures {
-                in_a_row,
-                due: now + wait,
-            },
-        );
-        wait
+/// A reconcile of `namespace/name`, whose failures so far are `failures`,
+/// failed at `now`: how long until the retry. A failure before the retry is
+/// due (a reconcile something else triggered) keeps the retry where it is,
+/// so extra triggers do not speed the backing off up. A success is
+/// `*failures = None`: the next failure starts over.
+pub fn failed(
+    failures: &mut Option<Failures>,
+    namespace: &str,
+    name: &str,
+    now: Instant,
+) -> Duration {
+    let previous = failures.filter(|f| !f.expired(now));
+    if let Some(previous) = previous.filter(|p| now < p.due) {
+        return previous.due - now;
     }
-
-    /// `namespace/name` is fine again (or stalled, which is no run of
-    /// failures): the next failure starts over.
-    pub fn succeeded(&mut self, namespace: &str, name: &str) {
-        if !self.runtimes.is_empty() {
-            self.runtimes
-                .remove(&(namespace.to_string(), name.to_string()));
-        }
-    }
+    let in_a_row = previous.map_or(0, |p| p.in_a_row).saturating_add(1);
+    let wait = retry_after(in_a_row, namespace, name);
+    *failures = Some(Failures {
+        in_a_row,
+        due: now + wait,
+    });
+    wait
 }
 
 /// The wait after the `in_a_row`-th failure in a row (from 1) of
@@ -309,15 +300,15 @@ mod tests {
 
     #[test]
     fn a_runtime_that_keeps_failing_is_retried_less_and_less_often() {
-        let mut retries = Retries::default();
+        let mut failures = None;
         let t0 = Instant::now();
         let mut now = t0;
         let mut at = Vec::new();
         for _ in 0..8 {
-            let wait = retries.failed("ns", "x", now);
+            let wait = failed(&mut failures, "ns", "x", now);
             // Something else triggers a reconcile before the retry: it
             // fails too, and the retry stays where it was.
-            let early = retries.failed("ns", "x", now + wait / 2);
+            let early = failed(&mut failures, "ns", "x", now + wait / 2);
             assert_eq!(early, wait - wait / 2);
             now += wait;
             at.push((now - t0).as_secs());
@@ -331,22 +322,24 @@ mod tests {
         for (gap, base) in gaps.iter().zip([10, 20, 40, 80, 160, 300, 300, 300]) {
             assert!((base..=base + base / 10).contains(gap), "{gaps:?}");
         }
-        // Elsewhere nothing changed.
-        assert_eq!(retries.failed("ns", "y", now), retry_after(1, "ns", "y"));
+        // Another runtime's first failure is a first.
+        assert_eq!(failed(&mut None, "ns", "y", now), retry_after(1, "ns", "y"));
     }
 
     #[test]
     fn a_success_starts_over_and_so_does_a_long_silence() {
-        let mut retries = Retries::default();
+        let mut failures = None;
         let t0 = Instant::now();
-        let first = retries.failed("ns", "x", t0);
-        let second = retries.failed("ns", "x", t0 + first);
+        let first = failed(&mut failures, "ns", "x", t0);
+        let second = failed(&mut failures, "ns", "x", t0 + first);
         assert!(second > first);
-        retries.succeeded("ns", "x");
-        assert_eq!(retries.failed("ns", "x", t0 + first), first);
+        // A success.
+        failures = None;
+        assert_eq!(failed(&mut failures, "ns", "x", t0 + first), first);
         let later = t0 + first + first + QUIET;
-        assert_eq!(retries.failed("ns", "x", later), first);
-        assert_eq!(retries.runtimes.len(), 1);
+        assert!(failures.is_some_and(|f| f.expired(later)));
+        assert_eq!(failed(&mut failures, "ns", "x", later), first);
+        assert!(failures.is_some_and(|f| !f.expired(later)));
     }
 
     #[test]

@@ -6,12 +6,9 @@ use std::time::Duration;
 use kube::Client;
 
 use super::cache::Caches;
-use super::grace::Grace;
-use super::pacing::StatusWrites;
-use super::stalls::Stalls;
+use super::memory::Memory;
 use super::terminating::Terminating;
-use super::unsure::Unsure;
-use crate::pure::backoff::{Backoff, Retries};
+use crate::pure::backoff::Backoff;
 use crate::pure::config::OperatorConfig;
 use crate::pure::events::object::Reporter;
 use crate::pure::reverted::Announced;
@@ -29,19 +26,11 @@ pub struct Context {
     pub caches: Caches,
     /// How often a converged runtime is reconciled again without a trigger.
     pub resync: Duration,
-    /// When each runtime's status was last written (progress waits).
-    pub status_writes: StatusWrites,
+    /// What is remembered of each runtime between reconciles: status
+    /// writes, refusals, stalls, failures in a row.
+    pub memory: Memory,
     /// Recent drift reverts, to back off from another writer.
     pub backoff: Mutex<Backoff>,
-    /// Runtimes whose reconcile keeps failing, retried less and less often.
-    pub retries: Mutex<Retries>,
-    /// Applies refused once, to be confirmed by the retry.
-    pub grace: Grace,
-    /// Runtimes stalled by a refusal that will repeat: not applied again
-    /// until the spec changes or the resync.
-    pub stalls: Stalls,
-    /// Runtimes whose last status write had no answer.
-    pub unsure: Unsure,
     /// Runtimes let go because their namespace is being deleted.
     pub terminating: Terminating,
     /// Reverted changes lately announced, to say each once in a while.
@@ -67,12 +56,8 @@ impl Context {
             metrics,
             caches,
             resync,
-            status_writes: StatusWrites::default(),
+            memory: Memory::default(),
             backoff: Mutex::new(Backoff::default()),
-            retries: Mutex::new(Retries::default()),
-            grace: Grace::default(),
-            stalls: Stalls::default(),
-            unsure: Unsure::default(),
             terminating: Terminating::default(),
             reverted: Announced::default(),
             turns: Mutex::new(Turns::new(usize::from(max_concurrent_rollouts))),

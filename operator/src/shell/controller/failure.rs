@@ -13,7 +13,7 @@
 //!   429, a real server failure, a conflict (409 `Conflict`), a refusal of
 //!   our rights (403, which a restarting API server gives for a moment: see
 //!   [`super::refusals`]). Retried, backing off (see
-//!   [`crate::pure::backoff::Retries`]).
+//!   [`crate::pure::backoff::failed`]).
 //! - A write refused because the namespace is being deleted lets the runtime
 //!   go (see [`super::terminating`]).
 

@@ -88,7 +88,7 @@ impl Gate {
         let result = match tokio::time::timeout(self.deadline, reconcile).await {
             Ok(result) => result,
             Err(_) => {
-                ctx.unsure.mark(&namespace, &name);
+                ctx.memory.set_status_unsure(&namespace, &name, true);
                 Err(Error::Deadline(self.deadline))
             }
         };

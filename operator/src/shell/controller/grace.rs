@@ -11,11 +11,8 @@
 //! reconcile created, say) does not count as that retry. A real missing
 //! permission or a broken admission webhook is reported one retry late.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::lock::lock;
 use crate::pure::backoff::RETRY_FIRST;
 
 /// Whether an answer with this HTTP status code to an apply is retried once
@@ -34,47 +31,35 @@ pub const GRACE: Duration = RETRY_FIRST.saturating_sub(Duration::from_secs(1));
 /// than the longest wait before a retry, so that the retry finds the first.
 const REMEMBERED: Duration = crate::pure::backoff::RETRY_MOST.saturating_mul(2);
 
-/// When the current run of such answers began and when the last came.
-#[derive(Clone, Copy)]
-struct Run {
+/// When the current run of such answers for one runtime began and when the
+/// last came (kept in the runtime's record, see `memory`).
+#[derive(Clone, Copy, Debug)]
+pub struct Run {
     began: Instant,
     last: Instant,
 }
 
-/// The runtimes whose applies are being refused or failed, by namespace and
-/// name.
-#[derive(Default)]
-pub struct Grace {
-    runs: Mutex<HashMap<(String, String), Run>>,
+impl Run {
+    /// Long enough after the last that the retry has come and gone: a new
+    /// answer starts a new run.
+    pub fn expired(&self, now: Instant) -> bool {
+        now.saturating_duration_since(self.last) >= REMEMBERED
+    }
 }
 
-impl Grace {
-    /// Records such an answer for `namespace/name` now; `true` once they
-    /// have lasted [`GRACE`] (report it), `false` before (retry first).
-    pub fn lasted(&self, namespace: &str, name: &str) -> bool {
-        self.lasted_at(namespace, name, Instant::now())
-    }
-
-    /// Forgets `namespace/name` (its apply went through).
-    pub fn clear(&self, namespace: &str, name: &str) {
-        let mut runs = lock(&self.runs);
-        if !runs.is_empty() {
-            runs.remove(&(namespace.to_string(), name.to_string()));
-        }
-    }
-
-    fn lasted_at(&self, namespace: &str, name: &str, now: Instant) -> bool {
-        let mut runs = lock(&self.runs);
-        runs.retain(|_, run| now.saturating_duration_since(run.last) < REMEMBERED);
-        let run = runs
-            .entry((namespace.to_string(), name.to_string()))
-            .or_insert(Run {
-                began: now,
-                last: now,
-            });
-        run.last = now;
-        now.saturating_duration_since(run.began) >= GRACE
-    }
+/// Records such an answer now in `run`, the runtime's current run; `true`
+/// once they have lasted [`GRACE`] (report it), `false` before (retry
+/// first). An apply that goes through ends the run: `*run = None`.
+pub fn lasted(run: &mut Option<Run>, now: Instant) -> bool {
+    let current = run.filter(|r| !r.expired(now)).unwrap_or(Run {
+        began: now,
+        last: now,
+    });
+    *run = Some(Run {
+        last: now,
+        ..current
+    });
+    now.saturating_duration_since(current.began) >= GRACE
 }
 
 #[cfg(test)]
@@ -83,30 +68,26 @@ mod tests {
 
     #[test]
     fn reported_once_they_have_lasted_the_grace() {
-        let grace = Grace::default();
+        let mut run = None;
         let now = Instant::now();
-        assert!(!grace.lasted_at("ns", "a", now));
+        assert!(!lasted(&mut run, now));
         // A reconcile triggered a moment later is not the retry.
-        assert!(!grace.lasted_at("ns", "a", now + Duration::from_millis(60)));
-        assert!(!grace.lasted_at("ns", "a", now + GRACE - Duration::from_millis(1)));
+        assert!(!lasted(&mut run, now + Duration::from_millis(60)));
+        assert!(!lasted(&mut run, now + GRACE - Duration::from_millis(1)));
         // The scheduled retry is.
-        assert!(grace.lasted_at("ns", "a", now + RETRY_FIRST));
+        assert!(lasted(&mut run, now + RETRY_FIRST));
         assert!(GRACE < RETRY_FIRST);
-        // Others are counted on their own.
-        assert!(!grace.lasted_at("ns", "b", now + RETRY_FIRST));
-        assert!(!grace.lasted_at("other", "a", now + RETRY_FIRST));
+        // Another runtime's run is its own.
+        assert!(!lasted(&mut None, now + RETRY_FIRST));
     }
 
     #[test]
     fn a_run_that_goes_on_stays_reported() {
-        let grace = Grace::default();
+        let mut run = None;
         let now = Instant::now();
-        assert!(!grace.lasted_at("ns", "a", now));
+        assert!(!lasted(&mut run, now));
         for retry in 1..20 {
-            assert!(
-                grace.lasted_at("ns", "a", now + RETRY_FIRST * retry),
-                "{retry}"
-            );
+            assert!(lasted(&mut run, now + RETRY_FIRST * retry), "{retry}");
         }
     }
 
@@ -122,12 +103,14 @@ mod tests {
 
     #[test]
     fn a_run_long_ago_or_cleared_starts_over() {
-        let grace = Grace::default();
+        let mut run = None;
         let now = Instant::now();
-        assert!(!grace.lasted_at("ns", "a", now));
-        assert!(!grace.lasted_at("ns", "a", now + REMEMBERED));
-        assert!(grace.lasted_at("ns", "a", now + REMEMBERED + RETRY_FIRST));
-        grace.clear("ns", "a");
-        assert!(!grace.lasted_at("ns", "a", now + REMEMBERED + RETRY_FIRST));
+        assert!(!lasted(&mut run, now));
+        assert!(run.is_some_and(|r| r.expired(now + REMEMBERED)));
+        assert!(!lasted(&mut run, now + REMEMBERED));
+        assert!(lasted(&mut run, now + REMEMBERED + RETRY_FIRST));
+        // Applied: the run ends.
+        run = None;
+        assert!(!lasted(&mut run, now + REMEMBERED + RETRY_FIRST));
     }
 }

@@ -10,6 +10,7 @@ mod gate;
 mod grace;
 mod lanes;
 mod lock;
+mod memory;
 mod pacing;
 mod publish;
 mod reconcile;
@@ -34,7 +35,6 @@ pub use error::Error;
 pub use gate::Instruments;
 pub use scope::Scope;
 
-use lock::lock;
 
 use crate::pure::config::OperatorConfig;
 use crate::pure::events::object::Reporter;
@@ -208,7 +208,7 @@ impl Backoff for EachWatchBacksOff {
 fn error_policy(rt: Arc<TrussiumRuntime>, err: &Error, ctx: Arc<Context>) -> Action {
     let namespace = rt.namespace().unwrap_or_default();
     let name = rt.name_any();
-    let wait = lock(&ctx.retries).failed(&namespace, &name, std::time::Instant::now());
+    let wait = ctx.memory.reconcile_failed(&namespace, &name);
     tracing::warn!(%namespace, runtime = %name, error = %err, retry_in_seconds = wait.as_secs(), "reconcile error, retrying");
     Action::requeue(wait)
 }

@@ -8,52 +8,22 @@
 //! carries progress waits until the runtime's last status write is
 //! [`PROGRESS_EVERY`] old, and is dropped if a transition overtakes it.
 
-use super::lock::lock;
-use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// The shortest time between two status writes of one runtime when the
 /// second only updates progress.
 pub const PROGRESS_EVERY: Duration = Duration::from_secs(10);
 
-/// When each runtime's status was last written, by namespace and name.
-#[derive(Default)]
-pub struct StatusWrites {
-    last: Mutex<Written>,
+/// How long a progress-only write must still wait at `now`, the runtime's
+/// last status write by this process being `last` (kept in its record, see
+/// `memory`); `None` when it may go now.
+pub fn progress_due_in(last: Option<Instant>, now: Instant) -> Option<Duration> {
+    due_in(now.saturating_duration_since(last?))
 }
 
-#[derive(Default)]
-struct Written {
-    at: HashMap<(String, String), Instant>,
-    swept: Option<Instant>,
-}
-
-impl StatusWrites {
-    /// How long a progress-only write of `namespace/name` must still wait;
-    /// `None` when it may go now.
-    pub fn progress_due_in(&self, namespace: &str, name: &str) -> Option<Duration> {
-        let last = self.lock();
-        let at = last.at.get(&(namespace.to_string(), name.to_string()))?;
-        due_in(at.elapsed())
-    }
-
-    /// Records a status write of `namespace/name` now.
-    pub fn wrote(&self, namespace: &str, name: &str) {
-        let mut last = self.lock();
-        // Entries older than PROGRESS_EVERY hold nothing back: drop them now
-        // and then, so deleted runtimes leave nothing behind.
-        if last.swept.is_none_or(|at| at.elapsed() > PROGRESS_EVERY) {
-            last.at.retain(|_, at| at.elapsed() < PROGRESS_EVERY);
-            last.swept = Some(Instant::now());
-        }
-        last.at
-            .insert((namespace.to_string(), name.to_string()), Instant::now());
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Written> {
-        lock(&self.last)
-    }
+/// A last write this old holds nothing back any more.
+pub fn expired(last: Instant, now: Instant) -> bool {
+    now.saturating_duration_since(last) >= PROGRESS_EVERY
 }
 
 /// How long a progress-only write must still wait, `since` the last write.
@@ -80,11 +50,13 @@ mod tests {
 
     #[test]
     fn a_runtime_never_written_by_this_process_may_write_at_once() {
-        let writes = StatusWrites::default();
-        assert_eq!(writes.progress_due_in("ns", "a"), None);
-        writes.wrote("ns", "a");
-        assert!(writes.progress_due_in("ns", "a").is_some());
-        assert_eq!(writes.progress_due_in("ns", "b"), None);
-        assert_eq!(writes.progress_due_in("other", "a"), None);
+        let now = Instant::now();
+        assert_eq!(progress_due_in(None, now), None);
+        assert_eq!(progress_due_in(Some(now), now), Some(PROGRESS_EVERY));
+        assert!(!expired(
+            now,
+            now + PROGRESS_EVERY - Duration::from_millis(1)
+        ));
+        assert!(expired(now, now + PROGRESS_EVERY));
     }
 }

@@ -127,9 +127,7 @@ pub async fn reconcile(trigger: Arc<TrussiumRuntime>, ctx: Arc<Context>) -> Resu
     // write yet, and Events are derived from the stored status.
     let Some(rt) = caches.runtimes.get(&namespace, &name) else {
         lock(&ctx.turns).forget(&(namespace.clone(), name.clone()));
-        ctx.unsure.clear(&namespace, &name);
-        ctx.stalls.forget(&namespace, &name);
-        lock(&ctx.retries).succeeded(&namespace, &name);
+        ctx.memory.forget(&namespace, &name);
         caches.own.forget(&namespace, &name);
         return Ok(Action::await_change());
     };
@@ -199,14 +197,11 @@ fn next_reconcile(
     again_in: Option<Duration>,
 ) -> Duration {
     let failing = outcome.error().is_some() || matches!(references, ReferenceCheck::Failed { .. });
-    let next = {
-        let mut retries = lock(&ctx.retries);
-        if failing {
-            retries.failed(namespace, name, Instant::now())
-        } else {
-            retries.succeeded(namespace, name);
-            ctx.resync
-        }
+    let next = if failing {
+        ctx.memory.reconcile_failed(namespace, name)
+    } else {
+        ctx.memory.reconcile_succeeded(namespace, name);
+        ctx.resync
     };
     // Drift left alone while backing off from another writer is reverted
     // when due; a status write held back or refused is tried again when due.
@@ -253,7 +248,10 @@ async fn write(
     // Stalled for this spec: the same write would be refused the same way
     // (see `stalls`); reported again without sending it.
     let generation = rt.metadata.generation;
-    if let Some(stall) = ctx.stalls.held(&namespace, &name, generation, ctx.resync) {
+    if let Some(stall) = ctx
+        .memory
+        .stall_held(&namespace, &name, generation, ctx.resync)
+    {
         no_turn();
         return ControlFlow::Continue(Outcome::Refused(observed, stall));
     }
@@ -272,8 +270,7 @@ async fn write(
     let waiting = wait_for_turn(ctx, rt, &mut desired, observed.as_deref());
     match apply_all(ctx, rt, &namespace, desired).await {
         Ok((applied, changed)) => {
-            ctx.grace.clear(&namespace, &name);
-            ctx.stalls.forget(&namespace, &name);
+            ctx.memory.applied(&namespace, &name);
             ControlFlow::Continue(Outcome::Applied(applied, changed, waiting))
         }
         Err(failed) => apply_failed(ctx, rt, failed, observed),
@@ -295,7 +292,7 @@ fn apply_failed(
         Handling::NamespaceDeleting => ControlFlow::Break(Ok(let_go(ctx, rt))),
         // Refused, or the server failed, as a restarting API server does
         // for a moment: reported once that has lasted until the retry.
-        Handling::Transient { confirm: true } if !ctx.grace.lasted(&namespace, &name) => {
+        Handling::Transient { confirm: true } if !ctx.memory.refusal_lasted(&namespace, &name) => {
             ControlFlow::Break(Err(Error::FailedOnce(failed.to_string())))
         }
         Handling::Transient { .. } => {
@@ -304,9 +301,8 @@ fn apply_failed(
         }
         Handling::Permanent(stall) => {
             tracing::warn!(%namespace, %name, kind = %failed.kind, reason = stall.reason, error = %failed, "applying refused; not retrying until something changes");
-            ctx.grace.clear(&namespace, &name);
-            ctx.stalls
-                .remember(&namespace, &name, rt.metadata.generation, &stall);
+            ctx.memory
+                .stalled(&namespace, &name, rt.metadata.generation, &stall);
             ControlFlow::Continue(Outcome::Refused(observed, stall))
         }
     }

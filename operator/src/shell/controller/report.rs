@@ -101,7 +101,8 @@ pub async fn report(
 
     let mut plan_made = plan(rt);
     let mut learned = None;
-    let doubted = !ctx.caches.runtimes.trust().trusted() || ctx.unsure.holds(&namespace, &name);
+    let doubted =
+        !ctx.caches.runtimes.trust().trusted() || ctx.memory.status_unsure(&namespace, &name);
     let has_events = |p: &Plan| {
         p.announcement
             .as_ref()
@@ -142,7 +143,7 @@ pub async fn report(
         && previous
             .as_ref()
             .is_some_and(|stored| only_progress_differs(stored, &announcement.status));
-    if only_progress && let Some(wait) = ctx.status_writes.progress_due_in(&namespace, &name) {
+    if only_progress && let Some(wait) = ctx.memory.progress_due_in(&namespace, &name) {
         return Ok(Reported {
             learned,
             again_in: Some(wait),
@@ -188,7 +189,7 @@ async fn read_fresh(
     let name = rt.name_any();
     let namespace = rt.namespace().unwrap_or_default();
     let fresh = runtimes.get_opt(&name).await.map_err(Error::ReadRuntime)?;
-    ctx.unsure.clear(&namespace, &name);
+    ctx.memory.set_status_unsure(&namespace, &name, false);
     let Some(fresh) = fresh else {
         // Deleted meanwhile: its deletion reaches the controller.
         return Ok(Fresh::Done(Reported {
@@ -228,8 +229,7 @@ async fn write(
     let namespace = rt.namespace().unwrap_or_default();
     match write_status(runtimes, rt, &status).await {
         Ok(written) => {
-            ctx.unsure.clear(&namespace, &name);
-            ctx.status_writes.wrote(&namespace, &name);
+            ctx.memory.status_written(&namespace, &name);
             // What the API server stored, exactly: the runtime watch will
             // compare it with what it delivers.
             let stored = written.status.clone().unwrap_or(status);
@@ -248,7 +248,7 @@ async fn write(
                 "status write refused: the runtime changed meanwhile"
             );
             let fresh = runtimes.get_opt(&name).await.map_err(Error::ReadRuntime)?;
-            ctx.unsure.clear(&namespace, &name);
+            ctx.memory.set_status_unsure(&namespace, &name, false);
             Ok(Reported {
                 learned: fresh,
                 again_in: Some(STALE_RETRY),
@@ -257,7 +257,7 @@ async fn write(
         // Deleted meanwhile (with its namespace, say): its deletion reaches
         // the controller, and there is nothing left to report on.
         Err(kube::Error::Api(status)) if status.is_not_found() => {
-            ctx.unsure.clear(&namespace, &name);
+            ctx.memory.set_status_unsure(&namespace, &name, false);
             Ok(Reported {
                 learned: None,
                 again_in: None,
@@ -267,7 +267,7 @@ async fn write(
             // No answer, or an answer that cannot tell: it may have been
             // written all the same.
             if super::unsure::may_have_written(&err) {
-                ctx.unsure.mark(&namespace, &name);
+                ctx.memory.set_status_unsure(&namespace, &name, true);
             }
             Err(Error::WriteStatus(err))
         }

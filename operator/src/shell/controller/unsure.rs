@@ -3,11 +3,8 @@
 //! reconcile's deadline passed) may have been made all the same, and the
 //! runtime's watch shows it only later, if at all before the next report.
 //! That report reads the runtime fresh (see `report`): its Events are named
-//! after the stored status.
-
-use super::lock::lock;
-use std::collections::HashSet;
-use std::sync::Mutex;
+//! after the stored status. The runtime's record (`memory`) says whether it
+//! is unsure.
 
 /// Whether a write that failed with `err` may have been made all the same:
 /// it got no answer (a timeout, a broken connection), or the API server
@@ -21,39 +18,11 @@ pub fn may_have_written(err: &kube::Error) -> bool {
     }
 }
 
-/// By namespace and name.
-#[derive(Default)]
-pub struct Unsure {
-    runtimes: Mutex<HashSet<(String, String)>>,
-}
-
-impl Unsure {
-    /// The last status write of `namespace/name` may or may not have been made.
-    pub fn mark(&self, namespace: &str, name: &str) {
-        lock(&self.runtimes).insert((namespace.to_string(), name.to_string()));
-    }
-
-    /// The stored status of `namespace/name` is known again (or the runtime
-    /// is gone).
-    pub fn clear(&self, namespace: &str, name: &str) {
-        let mut runtimes = lock(&self.runtimes);
-        if !runtimes.is_empty() {
-            runtimes.remove(&(namespace.to_string(), name.to_string()));
-        }
-    }
-
-    /// Whether the last status write of `namespace/name` had no answer.
-    pub fn holds(&self, namespace: &str, name: &str) -> bool {
-        let runtimes = lock(&self.runtimes);
-        !runtimes.is_empty() && runtimes.contains(&(namespace.to_string(), name.to_string()))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use kube::core::Status;
 
-    use super::{Unsure, may_have_written};
+    use super::may_have_written;
 
     fn answered(code: u16) -> kube::Error {
         kube::Error::Api(Status::failure("", "").with_code(code).boxed())
@@ -69,17 +38,5 @@ mod tests {
         }
         let no_answer = kube::Error::Service(std::io::Error::other("timed out").into());
         assert!(may_have_written(&no_answer));
-    }
-
-    #[test]
-    fn marked_until_cleared_one_runtime_at_a_time() {
-        let unsure = Unsure::default();
-        assert!(!unsure.holds("ns", "a"));
-        unsure.mark("ns", "a");
-        assert!(unsure.holds("ns", "a"));
-        assert!(!unsure.holds("ns", "b"));
-        assert!(!unsure.holds("other", "a"));
-        unsure.clear("ns", "a");
-        assert!(!unsure.holds("ns", "a"));
     }
 }
