@@ -141,8 +141,8 @@ release: ## dist/: plugin for 5 platforms (with man pages), image index, SBOMs, 
 
 KEY ?=
 .PHONY: verify
-verify: ## Check a release's signatures and provenance offline: KEY=cosign.pub (DIST_DIR=dist/, or IMAGE=repo@sha256:... where it is published)
-	KEY=$(KEY) IMAGE=$(IMAGE) scripts/verify.sh
+verify: ## Check a release's signatures and provenance offline: KEY=cosign.pub (DIST_DIR=dist/, or IMAGE=repo@sha256:... where it is published; EXPECT_TAG=v...)
+	KEY=$(KEY) IMAGE=$(IMAGE) EXPECT_TAG=$(EXPECT_TAG) scripts/verify.sh
 
 .PHONY: push
 push: ## Push make image's index (with SBOMs) to IMAGE=registry.example/team/trussium-operator[:tag]; prints the reference by digest to install

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # make publish: pushes what `make release` wrote to DIST_DIR to OCI registries:
-#   - the operator's image index (both platform images and their SBOM
-#     referrers) from trussium-operator_<version>.oci.tar to
+#   - the operator's image index (both platform images, their SBOM
+#     referrers, and the index's signature and provenance when signed) from
+#     trussium-operator_<version>.oci.tar to
 #     IMAGE_REPOSITORY:v<version>, with oras (tools/oras) `cp -r`;
 #   - the Helm chart, trussium-operator-<version>.tgz, to CHART_REPOSITORY,
 #     with `helm push` (tools/helm).
 # Credentials come from the Docker config (`docker login`, or the release
 # workflow's login step). Prints the index digest; under GitHub Actions the
-# step outputs `image` (the repository) and `image-digest` name what
-# provenance is attested for.
+# step outputs `image` (the repository) and `image-digest` name what the
+# workflow verifies where it is published.
 #
 # Environment:
 #   IMAGE_REPOSITORY  default ghcr.io/trussiumhq/trussium-operator

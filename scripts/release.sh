@@ -40,6 +40,37 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+
+# The signing key reaches the signing alone: taken out of the environment
+# here, so that no build script, compiler or image builder below can read
+# it, and handed to scripts/sign.sh in a subshell (`export`, a builtin, puts
+# it in no process's command line).
+signing=()
+if [ -n "${COSIGN_KEY:-}" ]; then
+  case $COSIGN_KEY in
+    env://*)
+      key_variable=${COSIGN_KEY#env://}
+      if [ -z "${!key_variable:-}" ]; then
+        echo "release: COSIGN_KEY=$COSIGN_KEY, but $key_variable is empty or unset" >&2
+        exit 1
+      fi
+      signing+=("$key_variable=${!key_variable}")
+      unset "$key_variable"
+      ;;
+    *) [ -f "$COSIGN_KEY" ] || { echo "release: COSIGN_KEY: no file $COSIGN_KEY" >&2; exit 1; } ;;
+  esac
+  signing+=("COSIGN_KEY=$COSIGN_KEY")
+  if [ -n "${COSIGN_PASSWORD+set}" ]; then signing+=("COSIGN_PASSWORD=$COSIGN_PASSWORD"); fi
+  unset COSIGN_KEY COSIGN_PASSWORD
+fi
+# sign <what>: scripts/sign.sh with the key.
+sign() {
+  (
+    for assignment in "${signing[@]}"; do export "$assignment"; done
+    "$root/scripts/sign.sh" "$1" "$dist"
+  )
+}
+
 # shellcheck source=cache.sh
 source "$root/scripts/cache.sh"
 cache=$TRUSSIUM_CACHE
@@ -52,7 +83,7 @@ if [ -n "${RELEASE_TAG:-}" ] && [ "$RELEASE_TAG" != "v$version" ]; then
   echo "release: the tag $RELEASE_TAG does not match the crate version $version (expected v$version)" >&2
   exit 1
 fi
-if [ -n "${RELEASE_TAG:-}" ] && [ -z "${COSIGN_KEY:-}" ]; then
+if [ -n "${RELEASE_TAG:-}" ] && [ "${#signing[@]}" -eq 0 ]; then
   echo "release: a tagged release is signed: set COSIGN_KEY (a key file, or env://VARIABLE) and COSIGN_PASSWORD" >&2
   exit 1
 fi
@@ -147,12 +178,12 @@ YAML
 
 "$root/scripts/krew-manifest.sh" "$dist" "$base_url" >/dev/null
 # The image's signature and provenance go into its archive, which SHA256SUMS sums.
-[ -z "${COSIGN_KEY:-}" ] || "$root/scripts/sign.sh" image "$dist"
+[ "${#signing[@]}" -eq 0 ] || sign image
 # Every file of the release.
 (cd "$dist" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\0' | sort -z |
   xargs -0 sha256sum -- > SHA256SUMS)
-if [ -n "${COSIGN_KEY:-}" ]; then
-  "$root/scripts/sign.sh" files "$dist"
+if [ "${#signing[@]}" -gt 0 ]; then
+  sign files
 else
   echo "release: unsigned (set COSIGN_KEY to sign; make verify checks signatures)" >&2
 fi

@@ -32,12 +32,25 @@ case $key in
   *)
     [ -f "$key" ] || { echo "sign.sh: COSIGN_KEY: no file $key" >&2; exit 1; }
     key=$(realpath "$key")
-    if git -C "$root" ls-files --error-unmatch -- "$key" >/dev/null 2>&1; then
-      echo "sign.sh: $key is a file of the repository; a private key never is" >&2
-      exit 1
-    fi
+    # Inside the checkout only where git ignores it (target/, *.key): a
+    # private key is never one `git add` from being committed.
+    case $key in
+      "$root"/*)
+        if ! git -C "$root" check-ignore -q --no-index -- "$key"; then
+          echo "sign.sh: $key is inside the checkout and not ignored by git, one git add from being committed; keep private keys outside it" >&2
+          exit 1
+        fi
+        ;;
+    esac
     ;;
 esac
+# cosign asks for the password once per signature, and its output goes to a
+# log: ask once here, on a terminal.
+if [ -z "${COSIGN_PASSWORD+set}" ] && [ -t 0 ]; then
+  read -r -s -p "Password of the signing key: " COSIGN_PASSWORD
+  echo >&2
+  export COSIGN_PASSWORD
+fi
 
 pkgid=$(cd "$root" && cargo pkgid -p trussium-operator)
 version=${pkgid##*[#@]}

@@ -5,7 +5,9 @@
 #     <file>.sigstore.json, then every file of the release against SHA256SUMS;
 #   - the image index in trussium-operator_<version>.oci.tar: its signature and
 #     its SLSA provenance, from a registry on a loopback port (cosign reads
-#     signatures from registries), and what the provenance says.
+#     signatures from registries); it prints who built it from what, and
+#     with EXPECT_TAG checks that it was built from that tag, from a clean
+#     tree (the release workflow sets it).
 # With IMAGE=<registry>/<repository>@sha256:<digest> it checks that image's
 # signature and provenance where it is published instead (the registry's
 # usual credentials; PLAIN_HTTP=1 for a plain-HTTP registry).
@@ -18,6 +20,9 @@
 #   DIST_DIR     the release's files (default dist/)
 #   IMAGE        verify this published image instead of DIST_DIR
 #   PLAIN_HTTP   1: IMAGE's registry speaks plain HTTP
+#   EXPECT_TAG   the tag the provenance must name (v<version>)
+# Needs bash 4.4 or later and GNU coreutils (Linux); elsewhere, the plain
+# cosign commands of the manual's "Verifying a release" do the same.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,12 +68,26 @@ verify_image() {
   fi
   if "$cosign" verify-attestation --key "$key" --insecure-ignore-tlog --type slsaprovenance1 "$@" \
     "$reference" >"$work/out" 2>"$work/err"; then
-    local statement
-    statement=$(head -n 1 "$work/out" | jq -r '.payload' | base64 -d)
-    ok "$label: SLSA provenance verified: $(jq -r '.predicate |
+    local statement said
+    statement=$(head -n 1 "$work/out" | jq -r '.payload' | base64 -d) || statement=""
+    if ! said=$(jq -r '.predicate |
       "built by " + .runDetails.builder.id + " from " + .buildDefinition.externalParameters.source.uri
       + "@" + .buildDefinition.externalParameters.source.ref
-      + " (commit " + .buildDefinition.resolvedDependencies[0].digest.gitCommit[0:12] + ")"' <<<"$statement")"
+      + " (commit " + .buildDefinition.resolvedDependencies[0].digest.gitCommit[0:12] + ")"' \
+      <<<"$statement" 2>/dev/null); then
+      bad "$label: the SLSA provenance verified, but is not the statement expected"
+      return
+    fi
+    ok "$label: SLSA provenance verified: $said"
+    if [ -n "${EXPECT_TAG:-}" ]; then
+      if jq -e --arg tag "$EXPECT_TAG" '.predicate.buildDefinition
+          | .externalParameters.tag == $tag and .internalParameters.dirtyWorkingTree == false' \
+        <<<"$statement" >/dev/null; then
+        ok "$label: built from $EXPECT_TAG, from a clean tree"
+      else
+        bad "$label: the provenance does not name $EXPECT_TAG built from a clean tree"
+      fi
+    fi
   else
     bad "$label: no valid SLSA provenance: $(why "$work/err")"
   fi
@@ -103,6 +122,12 @@ if (cd "$dist" && sha256sum --quiet -c SHA256SUMS) >"$work/out" 2>&1; then
 else
   bad "files differ from SHA256SUMS: $(grep -v '^sha256sum:' "$work/out" | tr '\n' ' ')"
 fi
+
+# Files the release does not list: not verified, so said.
+while IFS= read -r extra; do
+  echo "! $extra: not in SHA256SUMS, not verified"
+done < <(cd "$dist" && find . -maxdepth 1 -type f ! -name SHA256SUMS ! -name '*.sigstore.json' -printf '%f\n' |
+  sort | grep -vxF -f <(sed -n 's/^[0-9a-f]*  //p' SHA256SUMS) || true)
 
 # The image, through a loopback registry.
 archive=$(find "$dist" -maxdepth 1 -name 'trussium-operator_*.oci.tar' | head -n 1)

@@ -3,6 +3,8 @@
 //! forgotten in one place when the runtime goes ([`Memory::forget`]) and
 //! dropped when nothing in it counts any more. What each part means and how
 //! it ages is decided by the module named beside it; here it is only kept.
+//! A stall and an unsure status write do not age: they stay until the
+//! runtime's next reconcile settles them, or it goes.
 //!
 //! (Kept elsewhere, on purpose: drift backoff and reverted-change notices
 //! are per owned object; namespaces being deleted are by uid, across

@@ -35,7 +35,6 @@ pub use error::Error;
 pub use gate::Instruments;
 pub use scope::Scope;
 
-
 use crate::pure::config::OperatorConfig;
 use crate::pure::events::object::Reporter;
 use crate::shell::probes::ProbeState;

@@ -60,9 +60,28 @@ impl std::fmt::Display for Verified {
     }
 }
 
-/// `make verify` as a user runs it: `KEY=… DIST_DIR=…`.
-async fn verify(dist: &Path, key: &Path) -> Result<Verified, BoxError> {
-    let out = tokio::process::Command::new(repo_root().join("scripts/verify.sh"))
+/// `make verify` as a user runs it: `KEY=… DIST_DIR=…` (and `EXPECT_TAG`),
+/// offline: every proxy variable points at a closed port, so that a request
+/// anywhere but loopback (Sigstore's TUF repository, Rekor) would fail it.
+async fn verify(dist: &Path, key: &Path, expect_tag: Option<&str>) -> Result<Verified, BoxError> {
+    let mut cmd = tokio::process::Command::new(repo_root().join("scripts/verify.sh"));
+    for proxy in [
+        "HTTPS_PROXY",
+        "https_proxy",
+        "HTTP_PROXY",
+        "http_proxy",
+        "ALL_PROXY",
+    ] {
+        cmd.env(proxy, "http://127.0.0.1:9");
+    }
+    for no_proxy in ["NO_PROXY", "no_proxy"] {
+        cmd.env(no_proxy, "127.0.0.1,localhost");
+    }
+    match expect_tag {
+        Some(tag) => cmd.env("EXPECT_TAG", tag),
+        None => cmd.env_remove("EXPECT_TAG"),
+    };
+    let out = cmd
         .current_dir(repo_root())
         .env("KEY", key)
         .env("DIST_DIR", dist)
@@ -144,7 +163,7 @@ fn alter_the_image_index(archive: &Path, work: &Path) -> Result<String, BoxError
 #[ignore = "needs the release bundle (make test)"]
 async fn the_release_verifies_offline_with_its_key() -> TestResult {
     let dist = release_dist()?;
-    let verified = verify(&dist, &release_key()).await?;
+    let verified = verify(&dist, &release_key(), None).await?;
     assert_eq!(verified.code, 0, "{verified}");
     for file in signed_files() {
         assert!(
@@ -211,7 +230,72 @@ async fn the_release_verifies_offline_with_its_key() -> TestResult {
         "{bundle}"
     );
     eprintln!("{}", verified.stdout);
+    // Built from no tag (make test's bundle): a release workflow's check
+    // for its tag tells it apart.
+    let tag = format!("v{VERSION}");
+    let untagged = verify(&dist, &release_key(), Some(&tag)).await?;
+    assert_eq!(untagged.code, 1, "{untagged}");
+    assert!(
+        untagged.failed(&format!(
+            "{image}: the provenance does not name {tag} built from a clean tree"
+        )),
+        "{untagged}"
+    );
     let _ = std::fs::remove_dir_all(e2e_dir().join("signing-layout"));
+    Ok(())
+}
+
+#[tokio::test]
+#[ignore = "needs the release tools (make test)"]
+async fn a_tagged_release_is_never_unsigned_and_a_key_never_in_reach_of_git() -> TestResult {
+    let release = |key: Option<&str>| {
+        let mut cmd = std::process::Command::new(repo_root().join("scripts/release.sh"));
+        cmd.current_dir(repo_root())
+            .env("RELEASE_TAG", format!("v{VERSION}"))
+            .env("DIST_DIR", e2e_dir().join("signing-refused"))
+            .env_remove("COSIGN_PASSWORD")
+            .env_remove("TRUSSIUM_UNSET_KEY")
+            .stdin(Stdio::null());
+        match key {
+            Some(key) => cmd.env("COSIGN_KEY", key),
+            None => cmd.env_remove("COSIGN_KEY"),
+        };
+        cmd.output()
+    };
+    for (key, says) in [
+        (None, "a tagged release is signed: set COSIGN_KEY"),
+        (
+            Some("env://TRUSSIUM_UNSET_KEY"),
+            "TRUSSIUM_UNSET_KEY is empty or unset",
+        ),
+        (Some("/nonexistent/cosign.key"), "COSIGN_KEY: no file"),
+    ] {
+        let out = release(key)?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && stderr.contains(says),
+            "{key:?}: {}\n{stderr}",
+            out.status
+        );
+    }
+    // A key file in the checkout that git would add.
+    let inside = repo_root().join("signing-test-key.pem");
+    std::fs::copy(e2e_dir().join("signing").join("cosign.key"), &inside)?;
+    let out = std::process::Command::new(repo_root().join("scripts/sign.sh"))
+        .args(["files".as_ref(), release_dist()?.as_os_str()])
+        .current_dir(repo_root())
+        .env("COSIGN_KEY", &inside)
+        .env("COSIGN_PASSWORD", "")
+        .stdin(Stdio::null())
+        .output();
+    let _ = std::fs::remove_file(&inside);
+    let out = out?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("inside the checkout and not ignored by git"),
+        "{}\n{stderr}",
+        out.status
+    );
     Ok(())
 }
 
@@ -229,7 +313,7 @@ async fn a_changed_byte_a_missing_signature_or_another_key_fails() -> TestResult
     let _ = std::fs::remove_dir_all(&work);
     let altered = alter_the_image_index(&image_archive(&copy), &work)?;
 
-    let verified = verify(&copy, &release_key()).await?;
+    let verified = verify(&copy, &release_key(), None).await?;
     assert_eq!(verified.code, 1, "{verified}");
     for changed in [&chart, &darwin] {
         assert!(
@@ -283,7 +367,7 @@ async fn a_changed_byte_a_missing_signature_or_another_key_fails() -> TestResult
         .arg(&other)
         .status()?;
     assert!(made.success(), "scripts/throwaway-key.sh: {made}");
-    let verified = verify(&release_dist()?, &other.join("cosign.pub")).await?;
+    let verified = verify(&release_dist()?, &other.join("cosign.pub"), None).await?;
     assert_eq!(verified.code, 1, "{verified}");
     for file in signed_files() {
         assert!(
